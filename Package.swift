@@ -1,0 +1,52 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "LogStore",
+    products: [
+        .library(name: "LogStore", targets: ["LogStore"]),
+        .executable(name: "logstore", targets: ["logstore"]),
+        .executable(name: "logstore-bench", targets: ["LogStoreBench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "LogStore",
+            dependencies: ["CSQLite", "CZlib"]
+        ),
+        .executableTarget(
+            name: "logstore",
+            dependencies: ["LogStore"]
+        ),
+        .target(
+            name: "CBenchBaseline",
+            dependencies: ["CSQLite"]
+        ),
+        .executableTarget(
+            name: "LogStoreBench",
+            dependencies: ["LogStore", "CBenchBaseline"]
+        ),
+        .testTarget(
+            name: "LogStoreTests",
+            dependencies: ["LogStore"]
+        ),
+    ]
+)
+
+// Strict settings for every Swift target, set once.
+for target in package.targets where target.type != .system && target.name != "CBenchBaseline" {
+    var settings = target.swiftSettings ?? []
+    settings.append(.swiftLanguageMode(.v6))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

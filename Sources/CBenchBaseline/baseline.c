@@ -1,0 +1,519 @@
+/*
+ * CBenchBaseline: the benchmark's plain-C SQLite baseline (naive schema).
+ *
+ * ROW GENERATOR (the Swift benchmark implements exactly the same one; any
+ * change here must be made there too, and the cross-check test will notice).
+ *
+ * Rows are numbered i = 0, 1, 2, ... as an unsigned 64-bit integer. All
+ * arithmetic below is unsigned 64-bit with wrap-around; ">>" is a logical
+ * shift, "%" the unsigned remainder; "a % b * c" means (a % b) * c.
+ *
+ *   splitmix64(x):
+ *     z = x + 0x9E3779B97F4A7C15
+ *     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+ *     z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+ *     return z ^ (z >> 31)
+ *
+ *   r = splitmix64(i)
+ *
+ *   label      = LABELS[r % 20], LABELS being, in this order:
+ *                "http", "db", "auth", "cache", "queue", "scheduler",
+ *                "mailer", "payments", "search", "storage", "metrics",
+ *                "config", "session", "api.v1", "api.v2", "worker", "cron",
+ *                "billing", "notifications", "gateway"
+ *   level      = (r >> 8) % 7            (0 = trace ... 6 = critical)
+ *   text       = printf("Handled request %llu for user %llu in %llu ms: "
+ *                       "status=%llu, cache=miss, upstream=api-%02llu.internal, "
+ *                       "bytes=%llu",
+ *                       i, (r >> 16) % 100000, (r >> 24) % 2000,
+ *                       200 + (r >> 32) % 5 * 100, (r >> 40) % 32,
+ *                       (r >> 44) % 1000000)
+ *                (plain decimal, no separators; "%02llu" pads to at least two
+ *                digits with a leading zero; about 110-125 bytes, pure ASCII)
+ *   metadata   = if ((r >> 60) & 1) == 1:
+ *                  printf("{\"request_id\":\"%016llx\",\"user\":\"%llu\"}",
+ *                         r, (r >> 16) % 100000)
+ *                  (%016llx: 16 lower-case hex digits, zero padded)
+ *                else NULL (SQL NULL, not an empty string)
+ *   created_at = 1790000000.0 + (double)i * 0.001   (seconds since 1970, as an
+ *                IEEE double: convert i to double, multiply by 0.001, add)
+ *   session_id = 1
+ *   file       = "Handler.swift"
+ *   function   = "handle(_:)"
+ *   line       = 42 + r % 100
+ *
+ * NAIVE SCHEMA (what lsb_insert_naive creates):
+ *   CREATE TABLE messages(id INTEGER PRIMARY KEY, created_at REAL NOT NULL,
+ *     session_id INTEGER NOT NULL, level INTEGER NOT NULL, label TEXT NOT NULL,
+ *     text TEXT NOT NULL, metadata TEXT, file TEXT, function TEXT,
+ *     line INTEGER)
+ *   plus single-column indexes on created_at, level, label and session_id,
+ *   created before the rows are inserted; id is left to SQLite (1, 2, ...).
+ *   journal_mode=WAL and synchronous=NORMAL (set explicitly: Debian's build
+ *   defaults WAL databases to FULL). The connection is opened with SQLite's
+ *   default threading mode and memory statistics, as ordinary code would.
+ */
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "CBenchBaseline.h"
+
+#include <sqlite3.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- generator */
+
+static const char *const lsb_labels[20] = {
+    "http",    "db",      "auth",    "cache",    "queue",
+    "scheduler", "mailer", "payments", "search", "storage",
+    "metrics", "config",  "session", "api.v1",   "api.v2",
+    "worker",  "cron",    "billing", "notifications", "gateway",
+};
+
+static uint64_t lsb_mix(uint64_t x) {
+    uint64_t z = x + UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static int lsb_format_text(uint64_t i, uint64_t r, char *buf, size_t cap) {
+    return snprintf(buf, cap,
+                    "Handled request %llu for user %llu in %llu ms: "
+                    "status=%llu, cache=miss, upstream=api-%02llu.internal, "
+                    "bytes=%llu",
+                    (unsigned long long)i,
+                    (unsigned long long)((r >> 16) % 100000),
+                    (unsigned long long)((r >> 24) % 2000),
+                    (unsigned long long)(200 + (r >> 32) % 5 * 100),
+                    (unsigned long long)((r >> 40) % 32),
+                    (unsigned long long)((r >> 44) % 1000000));
+}
+
+/* Returns the length written, or -1 when the row has no metadata. */
+static int lsb_format_metadata(uint64_t r, char *buf, size_t cap) {
+    if (((r >> 60) & 1) == 0) {
+        if (cap > 0) buf[0] = '\0';
+        return -1;
+    }
+    return snprintf(buf, cap, "{\"request_id\":\"%016llx\",\"user\":\"%llu\"}",
+                    (unsigned long long)r,
+                    (unsigned long long)((r >> 16) % 100000));
+}
+
+unsigned long long lsb_splitmix64(unsigned long long x) {
+    return (unsigned long long)lsb_mix((uint64_t)x);
+}
+
+void lsb_row_text(unsigned long long i, char *buf, int cap) {
+    if (buf == NULL || cap <= 0) return;
+    lsb_format_text((uint64_t)i, lsb_mix((uint64_t)i), buf, (size_t)cap);
+}
+
+const char *lsb_label(unsigned long long i) {
+    return lsb_labels[lsb_mix((uint64_t)i) % 20];
+}
+
+int lsb_row_level(unsigned long long i) {
+    return (int)((lsb_mix((uint64_t)i) >> 8) % 7);
+}
+
+int lsb_row_metadata(unsigned long long i, char *buf, int cap) {
+    char scratch[1];
+    if (buf == NULL || cap <= 0) {
+        buf = scratch;
+        cap = 1;
+    }
+    return lsb_format_metadata(lsb_mix((uint64_t)i), buf, (size_t)cap) >= 0;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static double lsb_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void lsb_set_err(char *err, int errlen, const char *fmt, ...) {
+    if (err == NULL || errlen <= 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, (size_t)errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* Records what failed plus SQLite's message; returns rc for convenience. */
+static int lsb_fail(sqlite3 *db, int rc, const char *what, char *err,
+                    int errlen) {
+    const char *msg = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    lsb_set_err(err, errlen, "%s: %s (%d)", what, msg, rc);
+    return rc;
+}
+
+static int lsb_exec(sqlite3 *db, const char *sql, char *err, int errlen) {
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        lsb_set_err(err, errlen, "%s: %s (%d)", sql,
+                    msg != NULL ? msg : sqlite3_errstr(rc), rc);
+    }
+    sqlite3_free(msg);
+    return rc;
+}
+
+static int lsb_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n >= 1 values (sorts them in place); mean of the middle two when
+ * n is even. */
+static double lsb_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof(double), lsb_cmp_double);
+    if (n % 2 == 1) return v[n / 2];
+    return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static int lsb_open_existing(const char *path, sqlite3 **db, char *err,
+                             int errlen) {
+    *db = NULL;
+    if (path == NULL) {
+        lsb_set_err(err, errlen, "path is NULL");
+        return SQLITE_MISUSE;
+    }
+    int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(*db, rc, "open", err, errlen);
+        sqlite3_close(*db);
+        *db = NULL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------- insert */
+
+static const char *const lsb_naive_schema =
+    "CREATE TABLE messages(id INTEGER PRIMARY KEY, created_at REAL NOT NULL, "
+    "session_id INTEGER NOT NULL, level INTEGER NOT NULL, label TEXT NOT NULL, "
+    "text TEXT NOT NULL, metadata TEXT, file TEXT, function TEXT, "
+    "line INTEGER);"
+    "CREATE INDEX messages_created_at ON messages(created_at);"
+    "CREATE INDEX messages_level ON messages(level);"
+    "CREATE INDEX messages_label ON messages(label);"
+    "CREATE INDEX messages_session_id ON messages(session_id);";
+
+static const char *const lsb_naive_insert =
+    "INSERT INTO messages(created_at, session_id, level, label, text, "
+    "metadata, file, function, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+/* Sets journal_mode=WAL and checks that SQLite actually switched. */
+static int lsb_enable_wal(sqlite3 *db, char *err, int errlen) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &st, NULL);
+    if (rc != SQLITE_OK) return lsb_fail(db, rc, "journal_mode", err, errlen);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        rc = lsb_fail(db, rc == SQLITE_DONE ? SQLITE_ERROR : rc,
+                      "journal_mode", err, errlen);
+        sqlite3_finalize(st);
+        return rc;
+    }
+    const unsigned char *mode = sqlite3_column_text(st, 0);
+    if (mode == NULL || strcmp((const char *)mode, "wal") != 0) {
+        lsb_set_err(err, errlen, "journal_mode=WAL not applied (got %s)",
+                    mode != NULL ? (const char *)mode : "NULL");
+        sqlite3_finalize(st);
+        return SQLITE_ERROR;
+    }
+    sqlite3_finalize(st);
+    return SQLITE_OK;
+}
+
+/* Binds row i's values into the naive insert statement. text and meta are
+ * scratch buffers that must stay untouched until the statement is stepped. */
+static int lsb_bind_row(sqlite3_stmt *st, uint64_t i, char *text,
+                        size_t textcap, char *meta, size_t metacap) {
+    uint64_t r = lsb_mix(i);
+    const char *label = lsb_labels[r % 20];
+    int tlen = lsb_format_text(i, r, text, textcap);
+    int mlen = lsb_format_metadata(r, meta, metacap);
+    int rc;
+
+    if (tlen < 0 || (size_t)tlen >= textcap) return SQLITE_TOOBIG;
+    if (mlen >= 0 && (size_t)mlen >= metacap) return SQLITE_TOOBIG;
+
+    if ((rc = sqlite3_bind_double(st, 1, 1790000000.0 + (double)i * 0.001)))
+        return rc;
+    if ((rc = sqlite3_bind_int64(st, 2, 1))) return rc;
+    if ((rc = sqlite3_bind_int(st, 3, (int)((r >> 8) % 7)))) return rc;
+    if ((rc = sqlite3_bind_text(st, 4, label, -1, SQLITE_STATIC))) return rc;
+    if ((rc = sqlite3_bind_text(st, 5, text, tlen, SQLITE_STATIC))) return rc;
+    if (mlen >= 0)
+        rc = sqlite3_bind_text(st, 6, meta, mlen, SQLITE_STATIC);
+    else
+        rc = sqlite3_bind_null(st, 6);
+    if (rc) return rc;
+    if ((rc = sqlite3_bind_text(st, 7, "Handler.swift", -1, SQLITE_STATIC)))
+        return rc;
+    if ((rc = sqlite3_bind_text(st, 8, "handle(_:)", -1, SQLITE_STATIC)))
+        return rc;
+    return sqlite3_bind_int(st, 9, (int)(42 + r % 100));
+}
+
+int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
+                     double *seconds, char *err, int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    char text[256];
+    char meta[128];
+    int in_txn = 0;
+    long long in_this_txn = 0;
+    double start;
+    int rc;
+
+    if (seconds != NULL) *seconds = 0.0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (path == NULL || count < 0 || rows_per_txn <= 0) {
+        lsb_set_err(err, errlen,
+                    "invalid arguments (path %s, count %lld, rows_per_txn %d)",
+                    path == NULL ? "NULL" : "set", count, rows_per_txn);
+        return SQLITE_MISUSE;
+    }
+
+    /* Create the file exclusively so an existing database is never reused. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        lsb_set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return SQLITE_CANTOPEN;
+    }
+    close(fd);
+
+    rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "open", err, errlen);
+        goto done;
+    }
+    if ((rc = lsb_enable_wal(db, err, errlen))) goto done;
+    if ((rc = lsb_exec(db, "PRAGMA synchronous=NORMAL", err, errlen)))
+        goto done;
+    if ((rc = lsb_exec(db, lsb_naive_schema, err, errlen))) goto done;
+
+    rc = sqlite3_prepare_v2(db, lsb_naive_insert, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare insert", err, errlen);
+        goto done;
+    }
+
+    start = lsb_now();
+    for (long long i = 0; i < count; i++) {
+        if (!in_txn) {
+            if ((rc = lsb_exec(db, "BEGIN", err, errlen))) goto done;
+            in_txn = 1;
+            in_this_txn = 0;
+        }
+        rc = lsb_bind_row(st, (uint64_t)i, text, sizeof text, meta,
+                          sizeof meta);
+        if (rc != SQLITE_OK) {
+            lsb_fail(db, rc, "bind", err, errlen);
+            goto done;
+        }
+        rc = sqlite3_step(st);
+        if (rc != SQLITE_DONE) {
+            lsb_fail(db, rc, "insert", err, errlen);
+            goto done;
+        }
+        sqlite3_reset(st);
+        if (++in_this_txn == rows_per_txn) {
+            if ((rc = lsb_exec(db, "COMMIT", err, errlen))) goto done;
+            in_txn = 0;
+        }
+    }
+    if (in_txn) {
+        if ((rc = lsb_exec(db, "COMMIT", err, errlen))) goto done;
+        in_txn = 0;
+    }
+    if (seconds != NULL) *seconds = lsb_now() - start;
+    rc = SQLITE_OK;
+
+done:
+    if (in_txn) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_finalize(st);
+    if (db != NULL) {
+        int crc = sqlite3_close(db);
+        if (rc == SQLITE_OK && crc != SQLITE_OK) {
+            lsb_set_err(err, errlen, "close: %s (%d)", sqlite3_errstr(crc), crc);
+            rc = crc;
+        }
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ queries */
+
+/* Column reads are summed here so the compiler cannot drop them. */
+static volatile size_t lsb_sink;
+
+/* Runs st `repeats` times (binding nothing: the caller binds once), reading
+ * every column of every row; reports the median in ms and one run's rows. */
+static int lsb_time_statement(sqlite3 *db, sqlite3_stmt *st, int repeats,
+                              double *median_ms, long long *rows_out,
+                              char *err, int errlen) {
+    double *times = malloc(sizeof(double) * (size_t)repeats);
+    if (times == NULL) {
+        lsb_set_err(err, errlen, "out of memory");
+        return SQLITE_NOMEM;
+    }
+    int ncol = sqlite3_column_count(st);
+    long long rows = 0;
+    int rc = SQLITE_OK;
+    for (int k = 0; k < repeats; k++) {
+        size_t sink = 0;
+        rows = 0;
+        double t0 = lsb_now();
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            rows++;
+            for (int c = 0; c < ncol; c++) {
+                switch (sqlite3_column_type(st, c)) {
+                case SQLITE_INTEGER:
+                    sink += (size_t)sqlite3_column_int64(st, c);
+                    break;
+                case SQLITE_FLOAT:
+                    sink += (size_t)(sqlite3_column_double(st, c) > 0);
+                    break;
+                case SQLITE_TEXT:
+                    sink += (size_t)(sqlite3_column_text(st, c) != NULL);
+                    sink += (size_t)sqlite3_column_bytes(st, c);
+                    break;
+                default:
+                    break;
+                }
+            }
+        }
+        times[k] = (lsb_now() - t0) * 1000.0;
+        if (rc != SQLITE_DONE) {
+            lsb_fail(db, rc, "query", err, errlen);
+            sqlite3_reset(st);
+            free(times);
+            return rc;
+        }
+        sqlite3_reset(st);
+        lsb_sink += sink;
+    }
+    if (median_ms != NULL) *median_ms = lsb_median(times, repeats);
+    if (rows_out != NULL) *rows_out = rows;
+    free(times);
+    return SQLITE_OK;
+}
+
+int lsb_query_latest(const char *path, const char *label, int min_level,
+                     int limit, int repeats, double *median_ms,
+                     long long *rows_out, char *err, int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (median_ms != NULL) *median_ms = 0.0;
+    if (rows_out != NULL) *rows_out = 0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (label == NULL || repeats <= 0) {
+        lsb_set_err(err, errlen, "invalid arguments (label %s, repeats %d)",
+                    label == NULL ? "NULL" : "set", repeats);
+        return SQLITE_MISUSE;
+    }
+    if ((rc = lsb_open_existing(path, &db, err, errlen))) return rc;
+
+    rc = sqlite3_prepare_v2(
+        db,
+        "SELECT id, created_at, level, label, text, metadata FROM messages "
+        "WHERE label = ? AND level >= ? ORDER BY created_at DESC LIMIT ?",
+        -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare query", err, errlen);
+        goto done;
+    }
+    if ((rc = sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT)) ||
+        (rc = sqlite3_bind_int(st, 2, min_level)) ||
+        (rc = sqlite3_bind_int(st, 3, limit))) {
+        lsb_fail(db, rc, "bind", err, errlen);
+        goto done;
+    }
+    rc = lsb_time_statement(db, st, repeats, median_ms, rows_out, err, errlen);
+
+done:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
+int lsb_query_count(const char *path, int min_level, int repeats,
+                    double *median_ms, long long *count_out, char *err,
+                    int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    double *times = NULL;
+    long long count = 0;
+    int rc;
+
+    if (median_ms != NULL) *median_ms = 0.0;
+    if (count_out != NULL) *count_out = 0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (repeats <= 0) {
+        lsb_set_err(err, errlen, "invalid arguments (repeats %d)", repeats);
+        return SQLITE_MISUSE;
+    }
+    if ((rc = lsb_open_existing(path, &db, err, errlen))) return rc;
+
+    rc = sqlite3_prepare_v2(db,
+                            "SELECT count(*) FROM messages WHERE level >= ?",
+                            -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare query", err, errlen);
+        goto done;
+    }
+    if ((rc = sqlite3_bind_int(st, 1, min_level))) {
+        lsb_fail(db, rc, "bind", err, errlen);
+        goto done;
+    }
+    times = malloc(sizeof(double) * (size_t)repeats);
+    if (times == NULL) {
+        rc = SQLITE_NOMEM;
+        lsb_set_err(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < repeats; k++) {
+        double t0 = lsb_now();
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) count = sqlite3_column_int64(st, 0);
+        times[k] = (lsb_now() - t0) * 1000.0;
+        if (rc != SQLITE_ROW) {
+            lsb_fail(db, rc, "query", err, errlen);
+            goto done;
+        }
+        sqlite3_reset(st);
+    }
+    if (median_ms != NULL) *median_ms = lsb_median(times, repeats);
+    if (count_out != NULL) *count_out = count;
+    rc = SQLITE_OK;
+
+done:
+    free(times);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}

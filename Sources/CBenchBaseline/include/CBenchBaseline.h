@@ -1,0 +1,80 @@
+#ifndef LOGSTORE_CBENCHBASELINE_H
+#define LOGSTORE_CBENCHBASELINE_H
+
+/*
+ * CBenchBaseline: a plain-C SQLite baseline for the LogStore benchmark.
+ *
+ * It stores the benchmark's generated rows in the "naive" schema (label as
+ * text, four single-column indexes) so the Swift store can be compared with
+ * straightforward C in the same run. The row generator is specified at the top
+ * of baseline.c; the Swift benchmark implements the same one and can
+ * cross-check it with lsb_row_text / lsb_label / lsb_row_metadata.
+ *
+ * Every lsb_insert / lsb_query function returns 0 on success or an SQLite
+ * result code (SQLITE_MISUSE for bad arguments, SQLITE_CANTOPEN when the
+ * database file cannot be created) and then writes a NUL-terminated message
+ * into err (at most errlen bytes, including the NUL; err may be NULL when
+ * errlen is 0).
+ */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Creates a fresh database at path (fails if the file already exists) with
+ * journal_mode=WAL, synchronous=NORMAL, the naive messages table and indexes
+ * on created_at, level, label and session_id, then inserts count generated
+ * rows (rows 0 ..< count) with one prepared statement, rows_per_txn rows per
+ * transaction. *seconds receives the wall time of the inserts only (schema
+ * creation and closing are not included). The database is closed on return.
+ */
+int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
+                     double *seconds, char *err, int errlen);
+
+/*
+ * On a database made by lsb_insert_naive, runs `repeats` times
+ *   SELECT id, created_at, level, label, text, metadata FROM messages
+ *   WHERE label = ? AND level >= ? ORDER BY created_at DESC LIMIT ?
+ * reading every row, and reports the median time per query in milliseconds
+ * and the number of rows one query returned.
+ */
+int lsb_query_latest(const char *path, const char *label, int min_level,
+                     int limit, int repeats, double *median_ms,
+                     long long *rows_out, char *err, int errlen);
+
+/*
+ * On a database made by lsb_insert_naive, runs `repeats` times
+ *   SELECT count(*) FROM messages WHERE level >= ?
+ * and reports the median time in milliseconds and the count.
+ */
+int lsb_query_count(const char *path, int min_level, int repeats,
+                    double *median_ms, long long *count_out, char *err,
+                    int errlen);
+
+/* The generator's splitmix64 step for row i (r in the specification). */
+unsigned long long lsb_splitmix64(unsigned long long x);
+
+/*
+ * Writes row i's text into buf (snprintf semantics: truncated to cap - 1
+ * bytes and always NUL-terminated when cap > 0).
+ */
+void lsb_row_text(unsigned long long i, char *buf, int cap);
+
+/* Row i's label: a static string, never NULL. */
+const char *lsb_label(unsigned long long i);
+
+/* Row i's level, 0 (trace) ... 6 (critical). */
+int lsb_row_level(unsigned long long i);
+
+/*
+ * Writes row i's metadata JSON into buf (snprintf semantics) and returns 1,
+ * or returns 0 and writes an empty string when row i has no metadata (NULL).
+ */
+int lsb_row_metadata(unsigned long long i, char *buf, int cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

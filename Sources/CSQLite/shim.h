@@ -1,0 +1,21 @@
+#ifndef LOGSTORE_CSQLITE_SHIM_H
+#define LOGSTORE_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT and SQLITE_STATIC are macros casting integers to function
+// pointers, which Swift cannot import.
+static inline sqlite3_destructor_type logstore_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+static inline sqlite3_destructor_type logstore_sqlite_static(void) {
+    return SQLITE_STATIC;
+}
+
+// sqlite3_config is variadic; Swift cannot call it directly.
+static inline int logstore_sqlite_disable_memstatus(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+#endif

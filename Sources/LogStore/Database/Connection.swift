@@ -1,0 +1,176 @@
+import CSQLite
+
+/// One SQLite connection, used by one thread at a time.
+///
+/// Connections are opened with `SQLITE_OPEN_NOMUTEX`: SQLite's own per-connection mutex costs
+/// ~10 % of the writer's time (PERF-NOTES.md), and every connection here is confined to one
+/// thread or serial queue by its owner.
+final class Connection {
+    /// The raw `sqlite3*` handle.
+    let handle: OpaquePointer
+    private var isClosed = false
+    /// The file the connection opened (`:memory:` style names included).
+    let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// How a connection is opened.
+    enum Mode {
+        case readWrite(create: Bool)
+        case readOnly
+    }
+
+    /// Opens a connection; the corresponding C function is `sqlite3_open_v2`.
+    init(path: String, mode: Mode) throws(DatabaseError) {
+        SQLiteLibrary.configureOnce()
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readWrite(let create):
+            flags |= SQLITE_OPEN_READWRITE
+            if create { flags |= SQLITE_OPEN_CREATE }
+        case .readOnly:
+            flags |= SQLITE_OPEN_READONLY
+        }
+        var handle: OpaquePointer?
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let error = DatabaseError(resultCode: result, connection: handle, sql: nil)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Finalizes the cached statements and closes the connection; later use fails with
+    /// `SQLITE_MISUSE`. The corresponding C function is `sqlite3_close_v2`.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements that return no rows; the corresponding C function is
+    /// `sqlite3_exec`.
+    func execute(_ sql: String) throws(DatabaseError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), handle, sql: sql)
+    }
+
+    /// A prepared statement from this connection's cache, reset and with its bindings cleared.
+    ///
+    /// Statements are prepared with `SQLITE_PREPARE_PERSISTENT` because they live as long as
+    /// the connection.
+    func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql, persistent: true)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// A statement used once (dynamic SQL such as queries built from filters).
+    func prepare(_ sql: String) throws(DatabaseError) -> Statement {
+        try Statement(connection: self, sql: sql, persistent: false)
+    }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws and
+    /// rethrows the body's error (a failed rollback is secondary and not reported over it).
+    func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        try execute(kind.beginSQL)
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            // COMMIT can fail (SQLITE_FULL, SQLITE_IOERR) and leave the transaction open.
+            if sqlite3_get_autocommit(handle) == 0 {
+                _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            }
+            throw error
+        }
+        return value
+    }
+
+    /// The kinds of transaction: the writer takes the write lock up front (`IMMEDIATE`) so a
+    /// busy database is reported at `BEGIN`, not half-way through a batch.
+    enum TransactionKind {
+        case deferred, immediate
+
+        var beginSQL: String {
+            switch self {
+            case .deferred: "BEGIN DEFERRED"
+            case .immediate: "BEGIN IMMEDIATE"
+            }
+        }
+    }
+
+    /// Runs one statement that returns no rows, with arguments.
+    func run(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        try statement.run()
+    }
+
+    /// The first column of every row of `sql`, as integers.
+    func integers(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> [Int64] {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        var values: [Int64] = []
+        while try statement.step() { values.append(statement.int64(at: 0)) }
+        return values
+    }
+
+    /// The first column of the first row of `sql`, as an integer (pragmas, counts).
+    func integer(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        return statement.isNull(at: 0) ? nil : statement.int64(at: 0)
+    }
+
+    /// The first column of the first row of `sql`, as text.
+    func text(_ sql: String) throws(DatabaseError) -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.isNull(at: 0) ? nil : statement.string(at: 0)
+    }
+
+    /// Rows changed by the last statement; the corresponding C function is `sqlite3_changes64`.
+    var changes: Int64 { sqlite3_changes64(handle) }
+
+    /// The rowid of the last insert; the corresponding C function is `sqlite3_last_insert_rowid`.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+}
+
+/// Process-wide SQLite configuration, applied before the first connection opens.
+enum SQLiteLibrary {
+    private static let configured: Bool = {
+        // The memory-statistics mutex is taken on every SQLITE_TRANSIENT copy (~10 % of the
+        // writer's time, PERF-NOTES.md); it can only be turned off before SQLite initialises.
+        // When another library already initialised SQLite this returns SQLITE_MISUSE, harmlessly.
+        _ = logstore_sqlite_disable_memstatus()
+        return true
+    }()
+
+    static func configureOnce() {
+        _ = configured
+    }
+
+    /// The SQLite version the process runs with.
+    static var version: String { String(cString: sqlite3_libversion()) }
+}

@@ -1,0 +1,68 @@
+import CSQLite
+
+/// An error reported by SQLite, with everything needed to debug it.
+///
+/// `description` shows the extended result code, SQLite's message and the SQL that failed.
+/// Bound arguments are never included: they may hold user data from logs.
+public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The extended result code (for example `SQLITE_FULL` = 13, `SQLITE_IOERR_WRITE` = 778).
+    public let extendedCode: Int32
+    /// SQLite's message for the failure.
+    public let message: String
+    /// The SQL statement that failed, when the failure belongs to one.
+    public let sql: String?
+
+    /// The primary result code (the low byte of ``extendedCode``).
+    public var code: Int32 { extendedCode & 0xFF }
+
+    /// Whether the failure means the disk or the database is full.
+    public var isFull: Bool { code == SQLITE_FULL }
+
+    /// Whether the file is not a database or is damaged.
+    public var isCorrupt: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
+
+    /// Whether another connection holds a lock that did not clear within the busy timeout.
+    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+
+    init(extendedCode: Int32, message: String, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode): \(message)"
+        if let sql { text += " (in: \(sql))" }
+        return text
+    }
+}
+
+/// The one way into SQLite's result codes: anything but the accepted codes becomes a
+/// ``DatabaseError`` carrying the connection's message and the SQL.
+@inline(__always)
+@discardableResult
+func check(
+    _ resultCode: Int32,
+    _ connection: OpaquePointer?,
+    sql: String? = nil,
+    accepting accepted: Int32 = SQLITE_OK
+) throws(DatabaseError) -> Int32 {
+    if resultCode == accepted || resultCode == SQLITE_OK { return resultCode }
+    throw DatabaseError(resultCode: resultCode, connection: connection, sql: sql)
+}
+
+extension DatabaseError {
+    init(resultCode: Int32, connection: OpaquePointer?, sql: String?) {
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? resultCode
+        // The extended code belongs to the last failing call on the connection; trust it only
+        // when its primary code agrees with the code we were handed.
+        let code = (extended & 0xFF) == (resultCode & 0xFF) ? extended : resultCode
+        let message: String
+        if let connection, let text = sqlite3_errmsg(connection) {
+            message = String(cString: text)
+        } else {
+            message = String(cString: sqlite3_errstr(resultCode))
+        }
+        self.init(extendedCode: code, message: message, sql: sql)
+    }
+}

@@ -1,0 +1,83 @@
+/// A value stored in or bound to SQLite, for the read-only SQL entry point.
+public enum DatabaseValue: Sendable, Hashable, Codable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    /// The value as an integer, when it is one.
+    public var integer: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as a floating-point number (integers convert).
+    public var real: Double? {
+        switch self {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        default: nil
+        }
+    }
+
+    /// The value as text, when it is text.
+    public var text: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+}
+
+extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByNilLiteral
+{
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(floatLiteral value: Double) { self = .real(value) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+/// One row returned by the read-only SQL entry point.
+public struct DatabaseRow: Sendable, Hashable {
+    /// Column names, in the order of the query's result columns.
+    public let columns: [String]
+    /// Values, in the same order as ``columns``.
+    public let values: [DatabaseValue]
+
+    /// The value of the named column, or `nil` when the row has no such column.
+    public subscript(column: String) -> DatabaseValue? {
+        columns.firstIndex(of: column).map { values[$0] }
+    }
+
+    /// The value at a 0-based column index.
+    public subscript(index: Int) -> DatabaseValue {
+        values[index]
+    }
+}
+
+/// A read-only view of the database handed to ``LogStore/read(_:)``; valid only inside the closure.
+public struct SQLReader: ~Copyable {
+    let connection: Connection
+
+    /// Runs a query and returns every row.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement; `?` placeholders take `arguments` in order.
+    ///   - arguments: values bound to the placeholders.
+    /// - Throws: ``DatabaseError`` when the SQL is invalid or tries to write.
+    public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [DatabaseRow] {
+        let statement = try connection.prepare(sql)
+        try statement.bind(arguments)
+        let columns = (0..<statement.columnCount).map(statement.columnName(at:))
+        var rows: [DatabaseRow] = []
+        while try statement.step() {
+            rows.append(DatabaseRow(columns: columns, values: (0..<statement.columnCount).map(statement.value(at:))))
+        }
+        return rows
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    public func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
+        try rows(sql, arguments).first?.values.first
+    }
+}

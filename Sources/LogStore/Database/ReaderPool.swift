@@ -1,0 +1,63 @@
+import Dispatch
+import Synchronization
+
+/// Read-only connections, each confined to its own serial queue, so queries run beside the
+/// writer (WAL) and never on Swift's cooperative threads.
+///
+/// Connections open lazily: opening a store must stay fast, and many stores are written far
+/// more than they are read.
+final class ReaderPool: Sendable {
+    private let readers: [Reader]
+    private let next = Atomic<Int>(0)
+
+    private final class Reader: Sendable {
+        let queue: DispatchQueue
+        /// Guards the connection; only this reader's serial queue takes it, so it never waits.
+        let connection = Mutex<Connection?>(nil)
+
+        init(index: Int) {
+            queue = DispatchQueue(label: "logstore-reader-\(index)")
+        }
+    }
+
+    private let open: @Sendable () throws -> Connection
+
+    /// - Parameters:
+    ///   - count: how many connections (and queries running at once) at most.
+    ///   - open: opens one read-only connection.
+    init(count: Int, open: @escaping @Sendable () throws -> Connection) {
+        self.readers = (0..<max(1, count)).map(Reader.init(index:))
+        self.open = open
+    }
+
+    /// Runs `body` with a read-only connection, off the cooperative pool.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
+        let reader = readers[index]
+        let open = self.open
+        return try await withCheckedThrowingContinuation { continuation in
+            reader.queue.async {
+                let result = Result<T, any Error> {
+                    try reader.connection.withLock { connection in
+                        if connection == nil { connection = try open() }
+                        guard let connection else { throw LogStore.Error.closed }
+                        return try body(connection)
+                    }
+                }
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// Closes every connection, after the queries already started.
+    func close() {
+        for reader in readers {
+            reader.queue.sync {
+                reader.connection.withLock { connection in
+                    connection?.close()
+                    connection = nil
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import CSQLite
+
+/// A prepared SQL statement of one ``Connection``; the corresponding C type is `sqlite3_stmt`.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    private let connection: OpaquePointer
+
+    init(connection: Connection, sql: String, persistent: Bool) throws(DatabaseError) {
+        var handle: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let result = sqlite3_prepare_v3(connection.handle, sql, -1, flags, &handle, nil)
+        guard result == SQLITE_OK, let handle else {
+            throw DatabaseError(resultCode: result, connection: connection.handle, sql: sql)
+        }
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection.handle
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Resets the statement for another run and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Advances to the next row: `true` when a row is ready, `false` when the statement is done.
+    @discardableResult
+    func step() throws(DatabaseError) -> Bool {
+        let result = sqlite3_step(handle)
+        switch result {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = DatabaseError(resultCode: result, connection: connection, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs a statement that returns no rows and resets it.
+    func run() throws(DatabaseError) {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    // MARK: Binding (indexes are 1-based, as in SQLite)
+
+    func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ value: Int, at index: Int32) {
+        sqlite3_bind_int64(handle, index, Int64(value))
+    }
+
+    func bind(_ value: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, value)
+    }
+
+    func bind(_ value: String, at index: Int32) {
+        var value = value
+        value.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { text in
+                // An empty buffer may have no address; SQLite reads a nil pointer as NULL, so
+                // an empty string binds as a zero-length string literal instead.
+                guard let base = text.baseAddress else {
+                    _ = sqlite3_bind_text(handle, index, "", 0, logstore_sqlite_transient())
+                    return
+                }
+                _ = sqlite3_bind_text(handle, index, base, Int32(text.count), logstore_sqlite_transient())
+            }
+        }
+    }
+
+    func bind(_ value: String?, at index: Int32) {
+        if let value { bind(value, at: index) } else { bindNull(at: index) }
+    }
+
+    func bind(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
+        // A zero-length blob must still be a blob, not NULL: SQLite treats a nil pointer as NULL.
+        sqlite3_bind_blob64(
+            handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count),
+            logstore_sqlite_transient())
+    }
+
+    func bindNull(at index: Int32) {
+        sqlite3_bind_null(handle, index)
+    }
+
+    func bind(_ value: DatabaseValue, at index: Int32) {
+        switch value {
+        case .null: bindNull(at: index)
+        case .integer(let value): bind(value, at: index)
+        case .real(let value): bind(value, at: index)
+        case .text(let value): bind(value, at: index)
+        case .blob(let value): value.withUnsafeBytes { bind($0, at: index) }
+        }
+    }
+
+    func bind(_ values: [DatabaseValue]) throws(DatabaseError) {
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == expected else {
+            throw DatabaseError(
+                extendedCode: SQLITE_RANGE,
+                message: "expected \(expected) arguments, got \(values.count)", sql: sql)
+        }
+        for (offset, value) in values.enumerated() {
+            bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    // MARK: Columns (indexes are 0-based, as in SQLite)
+
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    func columnName(at index: Int32) -> String {
+        sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
+    }
+
+    func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    func int(at index: Int32) -> Int {
+        Int(sqlite3_column_int64(handle, index))
+    }
+
+    func double(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    func string(at index: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        // Decoding repairs invalid UTF-8 instead of trusting what another tool may have written.
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func optionalString(at index: Int32) -> String? {
+        isNull(at: index) ? nil : string(at: index)
+    }
+
+    func bytes(at index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    func value(at index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(at: index))
+        case SQLITE_FLOAT: .real(double(at: index))
+        case SQLITE_TEXT: .text(string(at: index))
+        case SQLITE_BLOB: .blob(bytes(at: index))
+        default: .null
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Glibc
+
+/// The OS identity of the thread that logs, looked up once per thread and cached in
+/// thread-specific storage so the hot path pays a `pthread_getspecific` only.
+final class CallingThread: Sendable {
+    /// The kernel thread id (what `top -H` and `/proc/<pid>/task` show).
+    let id: Int32
+    /// The thread's name, when it has one other than the process name.
+    let name: String?
+
+    private init(id: Int32, name: String?) {
+        self.id = id
+        self.name = name
+    }
+
+    /// The calling thread's identity.
+    static var current: CallingThread {
+        let key = storageKey
+        if let stored = pthread_getspecific(key) {
+            return Unmanaged<CallingThread>.fromOpaque(stored).takeUnretainedValue()
+        }
+        let thread = lookUp()
+        // Released by the key's destructor when the thread exits.
+        pthread_setspecific(key, Unmanaged.passRetained(thread).toOpaque())
+        return thread
+    }
+
+    private static let storageKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { stored in
+            if let stored { Unmanaged<CallingThread>.fromOpaque(stored).release() }
+        }
+        return key
+    }()
+
+    /// Glibc's `gettid` and `pthread_getname_np` are not visible to Swift, so the thread's
+    /// `/proc` entry answers instead, once per thread.
+    private static func lookUp() -> CallingThread {
+        var link = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/thread-self", &link, link.count - 1)
+        // The link reads "<pid>/task/<tid>".
+        let target = count > 0 ? String(decoding: link[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let id = target.split(separator: "/").last.flatMap { Int32($0) } ?? getpid()
+        var name = readSmallFile("/proc/thread-self/comm")?.trimmingTrailingNewlines()
+        if name == readSmallFile("/proc/self/comm")?.trimmingTrailingNewlines() || name?.isEmpty == true {
+            // Unnamed threads inherit the process name, which says nothing about the thread.
+            name = nil
+        }
+        return CallingThread(id: id, name: name)
+    }
+
+    private static func readSmallFile(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = read(descriptor, &bytes, bytes.count)
+        guard count > 0 else { return nil }
+        return String(decoding: bytes[..<count], as: UTF8.self)
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var text = Substring(self)
+        while text.last == "\n" { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,292 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The one writer: a dedicated thread that owns the write connection, drains the ingestion
+/// buffer in batches (one transaction each, every save interval or sooner when many events
+/// wait) and runs the store's other writes (`perform`) between batches, in order.
+///
+/// A dedicated thread, not a task: SQLite blocks, and Swift's cooperative pool is only as wide
+/// as the CPU count (2 here), so a blocking writer there would stall every other task.
+final class StoreWriter: Sendable {
+    let buffer: IngestBuffer
+    let broadcaster: EventBroadcaster
+    private let database: Mutex<BatchWriter>
+    private let control = Mutex(Control())
+    private let wake = DispatchSemaphore(value: 0)
+    private let saveInterval: Duration
+    private let willHandleEvent: (@Sendable (LogStore.Event) -> LogStore.Event?)?
+    private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
+    private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+
+    private struct Control {
+        var jobs: [Job] = []
+        var flushWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        var synchronousWaiters: [(ticket: UInt64, semaphore: DispatchSemaphore)] = []
+        var committedTicket: UInt64 = 0
+        var isStopping = false
+        var isStopped = false
+        var writeErrorCount = 0
+        var lastWriteError: LogStore.Error?
+        var finalError: LogStore.Error?
+    }
+
+    private struct Job: Sendable {
+        let run: @Sendable (BatchWriter) -> Void
+        let cancel: @Sendable () -> Void
+    }
+
+    init(batchWriter: sending BatchWriter, buffer: IngestBuffer, configuration: LogStore.Configuration) {
+        self.database = Mutex(batchWriter)
+        self.buffer = buffer
+        self.broadcaster = EventBroadcaster()
+        self.saveInterval = configuration.saveInterval
+        self.willHandleEvent = configuration.willHandleEvent
+        self.onWriteError = configuration.onWriteError
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "logstore-writer"
+        thread.start()
+    }
+
+    // MARK: Producers
+
+    /// Asks the writer to start a batch now.
+    func wakeUp() {
+        wake.signal()
+    }
+
+    /// Blocks the calling thread until the event with `ticket` is committed (or its commit
+    /// failed): the `.synchronous` option.
+    func waitUntilCommitted(_ ticket: UInt64) {
+        let semaphore = DispatchSemaphore(value: 0)
+        let alreadyDone = control.withLock { control -> Bool in
+            if control.committedTicket >= ticket || control.isStopped { return true }
+            control.synchronousWaiters.append((ticket, semaphore))
+            return false
+        }
+        guard !alreadyDone else { return }
+        wake.signal()
+        semaphore.wait()
+    }
+
+    // MARK: The store's async API
+
+    /// Returns when every event accepted before the call is committed.
+    ///
+    /// - Throws: ``LogStore/Error/writeFailed(_:)`` when the batch holding them failed to
+    ///   commit (they stay queued and are retried).
+    func flush() async throws {
+        let ticket = buffer.lastTicket
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome = control.withLock { control -> Result<Bool, LogStore.Error> in
+                if control.committedTicket >= ticket { return .success(true) }
+                if control.isStopped { return .failure(control.finalError ?? .closed) }
+                control.flushWaiters.append((ticket, continuation))
+                return .success(false)
+            }
+            switch outcome {
+            case .success(true): continuation.resume()
+            case .success(false): wake.signal()
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Runs `work` on the writer thread with the write connection, after the events accepted
+    /// before the call are committed.
+    func perform<T: Sendable>(_ work: @escaping @Sendable (BatchWriter) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Job(
+                run: { writer in continuation.resume(with: Result { try work(writer) }) },
+                cancel: { continuation.resume(throwing: LogStore.Error.closed) })
+            let accepted = control.withLock { control -> Bool in
+                guard !control.isStopped, !control.isStopping else { return false }
+                control.jobs.append(job)
+                return true
+            }
+            if accepted { wake.signal() } else { job.cancel() }
+        }
+    }
+
+    /// Write failures since the store opened, and the latest one.
+    var writeErrors: (count: Int, last: LogStore.Error?) {
+        control.withLock { ($0.writeErrorCount, $0.lastWriteError) }
+    }
+
+    /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread.
+    /// - Throws: the last write error when events could not be committed before stopping.
+    func stop(finally: @escaping @Sendable (BatchWriter) -> Void) async throws {
+        buffer.close()
+        let accepted = control.withLock { control -> Bool in
+            guard !control.isStopping else { return false }
+            control.isStopping = true
+            control.jobs.append(Job(run: finally, cancel: {}))
+            return true
+        }
+        wake.signal()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isFinished = finished.withLock { waiters -> Bool in
+                guard waiters != nil else { return true }
+                waiters?.append(continuation)
+                return false
+            }
+            if isFinished { continuation.resume() }
+        }
+        if accepted, let error = control.withLock({ $0.finalError }) { throw error }
+    }
+
+    // MARK: The writer thread
+
+    private func run() {
+        var consecutiveFailures = 0
+        while true {
+            _ = wake.wait(timeout: .now() + Self.dispatchInterval(backoff(consecutiveFailures)))
+            while true {
+                let outcome = writePendingEvents()
+                consecutiveFailures = outcome == .failed ? consecutiveFailures + 1 : 0
+                let ranJobs = runJobs()
+                if outcome == .failed { break }
+                if buffer.pendingCount < buffer.wakeThreshold && !ranJobs { break }
+            }
+            let isStopping = control.withLock { $0.isStopping }
+            if isStopping && buffer.pendingCount == 0 {
+                if consecutiveFailures == 0 || consecutiveFailures >= 3 { break }
+            }
+        }
+        finishThread(failed: consecutiveFailures > 0)
+    }
+
+    private func finishThread(failed: Bool) {
+        _ = runJobs()
+        let (jobs, flushWaiters, synchronousWaiters, finalError) = control.withLock { control in
+            control.isStopped = true
+            if failed { control.finalError = control.lastWriteError }
+            defer {
+                control.jobs.removeAll()
+                control.flushWaiters.removeAll()
+                control.synchronousWaiters.removeAll()
+            }
+            return (control.jobs, control.flushWaiters, control.synchronousWaiters, control.finalError)
+        }
+        for job in jobs { job.cancel() }
+        for waiter in flushWaiters { waiter.continuation.resume(throwing: finalError ?? LogStore.Error.closed) }
+        for waiter in synchronousWaiters { waiter.semaphore.signal() }
+        broadcaster.finish()
+        let waiters = finished.withLock { waiters in
+            defer { waiters = nil }
+            return waiters ?? []
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private enum Outcome { case idle, wrote, failed }
+
+    private func writePendingEvents() -> Outcome {
+        database.withLock { writer -> Outcome in
+            var events = writer.retry
+            var lastTicket = writer.retryLastTicket
+            if var batch = buffer.take() {
+                lastTicket = batch.lastTicket
+                events.reserveCapacity(events.count + batch.events.count)
+                for case let event? in batch.events {
+                    if let willHandleEvent {
+                        if let handled = willHandleEvent(event) { events.append(handled) }
+                    } else {
+                        events.append(event)
+                    }
+                }
+                buffer.recycle(&batch.events)
+            }
+            let dropped = buffer.droppedCount
+            guard !events.isEmpty || lastTicket > control.withLock({ $0.committedTicket })
+                || dropped > writer.reportedDropCount
+            else { return .idle }
+
+            let notice = dropped > writer.reportedDropCount
+                ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
+            do {
+                try writer.commit(events, dropNotice: notice)
+            } catch {
+                writer.retry = events
+                writer.retryLastTicket = lastTicket
+                reportFailure(error, upTo: lastTicket)
+                return .failed
+            }
+            writer.retry = []
+            writer.reportedDropCount = dropped
+            if broadcaster.hasSubscribers {
+                broadcaster.publish(notice.map { [.messageStored($0)] + events } ?? events)
+            }
+            reportCommit(upTo: lastTicket)
+            return .wrote
+        }
+    }
+
+    private func reportCommit(upTo ticket: UInt64) {
+        let (flushWaiters, synchronousWaiters) = control.withLock { control in
+            control.committedTicket = max(control.committedTicket, ticket)
+            let committed = control.committedTicket
+            let flushWaiters = control.flushWaiters.filter { $0.ticket <= committed }
+            control.flushWaiters.removeAll { $0.ticket <= committed }
+            let synchronousWaiters = control.synchronousWaiters.filter { $0.ticket <= committed }
+            control.synchronousWaiters.removeAll { $0.ticket <= committed }
+            return (flushWaiters, synchronousWaiters)
+        }
+        for waiter in flushWaiters { waiter.continuation.resume() }
+        for waiter in synchronousWaiters { waiter.semaphore.signal() }
+    }
+
+    private func reportFailure(_ error: any Error, upTo ticket: UInt64) {
+        let databaseError = (error as? DatabaseError)
+            ?? DatabaseError(extendedCode: 1, message: String(describing: error), sql: nil)
+        let storeError = LogStore.Error.writeFailed(databaseError)
+        let (flushWaiters, synchronousWaiters) = control.withLock { control in
+            control.writeErrorCount += 1
+            control.lastWriteError = storeError
+            let flushWaiters = control.flushWaiters.filter { $0.ticket <= ticket }
+            control.flushWaiters.removeAll { $0.ticket <= ticket }
+            let synchronousWaiters = control.synchronousWaiters.filter { $0.ticket <= ticket }
+            control.synchronousWaiters.removeAll { $0.ticket <= ticket }
+            return (flushWaiters, synchronousWaiters)
+        }
+        for waiter in flushWaiters { waiter.continuation.resume(throwing: storeError) }
+        for waiter in synchronousWaiters { waiter.semaphore.signal() }
+        onWriteError?(storeError)
+    }
+
+    private func runJobs() -> Bool {
+        let jobs = control.withLock { control in
+            defer { control.jobs.removeAll() }
+            return control.jobs
+        }
+        guard !jobs.isEmpty else { return false }
+        database.withLock { writer in
+            for job in jobs { job.run(writer) }
+        }
+        return true
+    }
+
+    /// The wait before the next attempt: the save interval, doubled per consecutive failure up
+    /// to 5 seconds, so a full disk is not hammered.
+    private func backoff(_ failures: Int) -> Duration {
+        guard failures > 0 else { return saveInterval }
+        let doubled = saveInterval * (1 << min(failures, 6))
+        return min(doubled, .seconds(5))
+    }
+
+    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+
+    private static func dropNotice(count: UInt64, capacity: Int) -> LogStore.Event.MessageCreated {
+        LogStore.Event.MessageCreated(
+            createdAt: Date(), label: "logstore", level: .warning,
+            message: "Dropped \(count) events: the ingestion buffer was full (maxPendingEvents = \(capacity))",
+            metadata: ["dropped": .string(String(count))], file: "StoreWriter.swift", function: "writePendingEvents()",
+            line: 0)
+    }
+}

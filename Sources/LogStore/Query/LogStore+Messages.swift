@@ -1,0 +1,95 @@
+import Foundation
+
+extension LogStore {
+    /// Messages matching `query`, one page at a time.
+    ///
+    /// Reads committed messages only: call ``flush()`` first to see what was just logged.
+    ///
+    /// - Throws: ``Error/closed`` after ``close()``; ``Error/database(_:)`` when SQLite fails.
+    public func messages(_ query: MessageQuery) async throws -> MessagePage {
+        try checkOpen()
+        return try await core.read { connection in
+            try Self.readMessages(query, connection: connection)
+        }
+    }
+
+    private static func readMessages(_ query: MessageQuery, connection: Connection) throws -> MessagePage {
+        let labels = try LabelNames(connection: connection)
+        let sessions = try SessionIdentifiers(connection: connection)
+        let labelIDs = query.labels.isEmpty ? nil : query.labels.compactMap { labels.id(for: $0) }
+        let sessionIDs = query.sessions.isEmpty ? nil : query.sessions.compactMap { sessions.rowID(for: $0) }
+        guard let built = MessageQuerySQL(query, labelIDs: labelIDs, sessionIDs: sessionIDs) else {
+            return MessagePage(messages: [], nextCursor: nil)
+        }
+        let statement = try connection.prepare(built.sql)
+        try statement.bind(built.arguments)
+        var messages: [Message] = []
+        while try statement.step() {
+            messages.append(
+                Message(
+                    id: statement.int64(at: 0),
+                    createdAt: Date(timeIntervalSince1970: statement.double(at: 1)),
+                    level: Level(rawValue: Int16(clamping: statement.int64(at: 2))) ?? .critical,
+                    label: labels.name(for: statement.int64(at: 3)),
+                    text: statement.string(at: 4),
+                    metadata: decodeMetadata(statement.optionalString(at: 5)),
+                    file: statement.string(at: 6),
+                    function: statement.string(at: 7),
+                    line: statement.int(at: 8),
+                    threadID: Int32(truncatingIfNeeded: statement.int64(at: 9)),
+                    threadName: statement.optionalString(at: 10),
+                    sessionID: sessions.uuid(for: statement.int64(at: 11))))
+        }
+        let isFullPage = messages.count == max(1, query.limit)
+        let next = isFullPage ? messages.last.map { MessageQuery.Cursor(lastID: $0.id) } : nil
+        return MessagePage(messages: messages, nextCursor: next)
+    }
+
+    /// Metadata JSON as written by the store; anything else another tool may have put there is
+    /// kept as a single `_raw` string rather than lost.
+    static func decodeMetadata(_ json: String?) -> Metadata {
+        guard let json, !json.isEmpty else { return [:] }
+        if let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(json.utf8)) {
+            return metadata
+        }
+        return ["_raw": .string(json)]
+    }
+}
+
+/// The `labels` table, read whole (it is small) to name query results.
+struct LabelNames {
+    private var names: [Int64: String] = [:]
+    private var ids: [String: Int64] = [:]
+
+    init(connection: Connection) throws {
+        let statement = try connection.prepare("SELECT id, name FROM labels")
+        while try statement.step() {
+            let id = statement.int64(at: 0)
+            let name = statement.string(at: 1)
+            names[id] = name
+            ids[name] = id
+        }
+    }
+
+    func id(for name: String) -> Int64? { ids[name] }
+    func name(for id: Int64) -> String { names[id] ?? "" }
+}
+
+/// The `sessions` table's ids, read whole (one row per process run).
+struct SessionIdentifiers {
+    private var uuids: [Int64: UUID] = [:]
+    private var rowIDs: [UUID: Int64] = [:]
+
+    init(connection: Connection) throws {
+        let statement = try connection.prepare("SELECT id, uuid FROM sessions")
+        while try statement.step() {
+            let id = statement.int64(at: 0)
+            guard let uuid = UUID(uuidString: statement.string(at: 1)) else { continue }
+            uuids[id] = uuid
+            rowIDs[uuid] = id
+        }
+    }
+
+    func rowID(for uuid: UUID) -> Int64? { rowIDs[uuid] }
+    func uuid(for id: Int64) -> UUID { uuids[id] ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+
+/// What ``LogStore/messages(_:)`` returns: filters, order and a page size, with keyset
+/// pagination through ``Cursor``.
+///
+/// ```swift
+/// var query = MessageQuery(levels: .warning ... .critical, labels: ["db"], limit: 100)
+/// let first = try await store.messages(query)
+/// query.cursor = first.nextCursor          // the next page continues after the last message
+/// let second = try await store.messages(query)
+/// ```
+public struct MessageQuery: Sendable, Hashable {
+    /// Levels to include; `nil` for all.
+    public var levels: ClosedRange<LogStore.Level>?
+    /// Labels to include; empty for all.
+    public var labels: [String]
+    /// Sessions to include; empty for all.
+    public var sessions: [UUID]
+    /// Only messages logged at or after this date.
+    public var since: Date?
+    /// Only messages logged before this date.
+    public var until: Date?
+    /// The order of the results.
+    public var order: SortOrder
+    /// The most messages in one page (at least 1).
+    public var limit: Int
+    /// Continue after the last message of an earlier page (``MessagePage/nextCursor``).
+    public var cursor: Cursor?
+
+    /// The order of query results. Messages are ordered by their row id, which is the order the
+    /// writer committed them in: the order of logging. (A message logged with an explicit
+    /// earlier `createdAt` keeps its place in that order.)
+    public enum SortOrder: String, Sendable, Hashable, Codable {
+        case newestFirst
+        case oldestFirst
+    }
+
+    /// A position in the results: the next page starts after it. Its text form (`description`)
+    /// can be handed to a user or a command line and parsed back.
+    public struct Cursor: Sendable, Hashable, Codable, LosslessStringConvertible {
+        /// The id of the last message of the page.
+        public var lastID: Int64
+
+        /// A cursor after the message with this id.
+        public init(lastID: Int64) {
+            self.lastID = lastID
+        }
+
+        /// Parses the text form; `nil` for anything else.
+        public init?(_ description: String) {
+            guard description.hasPrefix("m"), let id = Int64(description.dropFirst()), id >= 0 else { return nil }
+            self.lastID = id
+        }
+
+        public var description: String { "m\(lastID)" }
+    }
+
+    /// Creates a query; every filter defaults to "everything".
+    public init(
+        levels: ClosedRange<LogStore.Level>? = nil,
+        labels: [String] = [],
+        sessions: [UUID] = [],
+        since: Date? = nil,
+        until: Date? = nil,
+        order: SortOrder = .newestFirst,
+        limit: Int = 100,
+        cursor: Cursor? = nil
+    ) {
+        self.levels = levels
+        self.labels = labels
+        self.sessions = sessions
+        self.since = since
+        self.until = until
+        self.order = order
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// One page of ``LogStore/messages(_:)`` results.
+public struct MessagePage: Sendable, Hashable {
+    /// The messages, in the query's order.
+    public var messages: [LogStore.Message]
+    /// Where the next page starts; `nil` when this page is the last.
+    public var nextCursor: MessageQuery.Cursor?
+}

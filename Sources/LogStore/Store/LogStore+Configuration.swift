@@ -1,0 +1,85 @@
+import Foundation
+
+extension LogStore {
+    /// Tunables of a store. Every field has a default; change only what you need:
+    ///
+    /// ```swift
+    /// var configuration = LogStore.Configuration()
+    /// configuration.sizeLimit = 64_000_000
+    /// configuration.willHandleEvent = { event in event }   // rewrite or drop (return nil)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The most the store may take on disk (database, WAL and blob files) before the sweep
+        /// trims the oldest data. Default: 256 MB.
+        public var sizeLimit: Int64 = 256_000_000
+
+        /// How often the writer commits what was logged. Default: 300 ms. The writer commits
+        /// sooner when many events are waiting, and ``LogStore/flush()`` commits at once.
+        public var saveInterval: Duration = .milliseconds(300)
+
+        /// Response and request bodies larger than this are not stored; the task records that
+        /// and the original size. Default: 8 MiB.
+        public var responseBodySizeLimit: Int = 8 * 1024 * 1024
+
+        /// Messages and tasks older than this are removed by the sweep. Default: 14 days.
+        public var maxAge: Duration = .seconds(14 * 24 * 3600)
+
+        /// Blobs up to this size (after compression) are stored in the database; larger ones are
+        /// files in `blobs/`. Default: 16 KiB.
+        public var inlineBlobLimit: Int = 16 * 1024
+
+        /// The share of ``sizeLimit`` that blobs may take before the oldest bodies are dropped.
+        /// Default: 0.7.
+        public var blobSizeShare: Double = 0.7
+
+        /// The fraction of data kept when the sweep trims for size. Default: 0.7.
+        public var trimRatio: Double = 0.7
+
+        /// How often the sweep runs while the store is open with `.sweep`. Default: 1 hour.
+        public var sweepInterval: Duration = .seconds(3600)
+
+        /// Whether blobs are zlib-compressed (kept compressed only when that is smaller).
+        /// Default: `true`.
+        public var isBlobCompressionEnabled: Bool = true
+
+        /// Messages below this level are discarded at the call site before their text is built.
+        /// Default: `.trace` (everything is kept).
+        public var minimumLevel: Level = .trace
+
+        /// How many logged events may wait for the writer. Past this, ``overflowPolicy``
+        /// applies. Default: 50,000 (a few tens of MB at worst).
+        public var maxPendingEvents: Int = 50_000
+
+        /// What happens to a logging call when ``maxPendingEvents`` are already waiting.
+        /// Default: ``OverflowPolicy/dropLowestLevelsFirst``.
+        public var overflowPolicy: OverflowPolicy = .dropLowestLevelsFirst
+
+        /// The application's version, recorded in each session. Default: `nil`.
+        public var appVersion: String?
+
+        /// Called on the writer's thread for every event before it is stored or published on
+        /// ``LogStore/events``: return the event (possibly rewritten, e.g. redacted) or `nil` to
+        /// drop it. Default: `nil` (events are stored as logged).
+        public var willHandleEvent: (@Sendable (Event) -> Event?)?
+
+        /// Called on the writer's thread when committing logged events fails (disk full, I/O
+        /// error). The events are kept and retried; logging goes on. Default: `nil`. The errors
+        /// are also counted in ``LogStore/Info``.
+        public var onWriteError: (@Sendable (LogStore.Error) -> Void)?
+
+        /// Creates a configuration with every default.
+        public init() {}
+    }
+
+    /// What a logging call does when the ingestion buffer is full.
+    public enum OverflowPolicy: Sendable, Hashable {
+        /// Never block the caller: evict the oldest waiting event of the lowest level waiting, as
+        /// long as it is below the new event's level or equal to it; otherwise drop the new event.
+        /// Every dropped event is counted (``LogStore/Info/droppedEventCount``) and the count is
+        /// stored as a warning message with the label `logstore`.
+        case dropLowestLevelsFirst
+        /// Make the caller wait until the writer has made room: nothing is dropped, but logging
+        /// slows to the writer's pace. For benchmarks and batch jobs that must keep everything.
+        case waitForSpace
+    }
+}

@@ -1,0 +1,58 @@
+public import Foundation
+
+extension LogStore {
+    /// Something that happened in the store, as delivered to ``LogStore/events`` subscribers and
+    /// to ``Configuration/willHandleEvent``.
+    public enum Event: Sendable, Codable {
+        /// A message was logged (and, on ``LogStore/events``, committed).
+        case messageStored(MessageCreated)
+
+        /// A logged message, before it is stored.
+        public struct MessageCreated: Sendable, Codable, Equatable {
+            /// When it was logged.
+            public var createdAt: Date
+            /// The subsystem or component that logged it.
+            public var label: String
+            /// Its severity.
+            public var level: Level
+            /// The text.
+            public var message: String
+            /// Structured data, stored as JSON.
+            public var metadata: Metadata?
+            /// The source file (`#fileID`); stored as its last path component.
+            public var file: String
+            /// The function that logged it.
+            public var function: String
+            /// The source line.
+            public var line: UInt
+            /// The OS thread id of the caller.
+            public var threadID: Int32
+            /// The caller thread's name, when it has one.
+            public var threadName: String?
+
+            /// Creates a message event.
+            public init(
+                createdAt: Date, label: String, level: Level, message: String, metadata: Metadata?,
+                file: String, function: String, line: UInt, threadID: Int32 = 0, threadName: String? = nil
+            ) {
+                self.createdAt = createdAt
+                self.label = label
+                self.level = level
+                self.message = message
+                self.metadata = metadata
+                self.file = file
+                self.function = function
+                self.line = line
+                self.threadID = threadID
+                self.threadName = threadName
+            }
+        }
+
+        /// The level used to decide what the overflow policy drops first.
+        var level: Level {
+            switch self {
+            case .messageStored(let message): message.level
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+public import Foundation
+
+extension LogStore {
+    /// What a store holds and how it is doing, from ``LogStore/info()``.
+    public struct Info: Sendable, Codable {
+        /// The store's identity (kept across reopenings; new for every exported archive).
+        public var storeId: UUID
+        /// The store format version from the manifest.
+        public var storeVersion: Version
+        /// The SQL schema version (`PRAGMA user_version` n as `n.0.0`).
+        public var schemaVersion: Version
+        /// The version of the library reading it.
+        public var libraryVersion: Version
+        /// When the store was created.
+        public var creationDate: Date
+        /// When its database was last modified.
+        public var modifiedDate: Date
+        /// Logged messages (the technical messages of network tasks are not counted).
+        public var messageCount: Int
+        /// Network tasks.
+        public var taskCount: Int
+        /// Distinct stored bodies.
+        public var blobCount: Int
+        /// Bytes on disk: database, WAL and blob files.
+        public var totalStoreSize: Int64
+        /// Bytes of the database file and its WAL.
+        public var databaseSize: Int64
+        /// Bytes of blobs as stored (compressed where that was smaller).
+        public var blobsSize: Int64
+        /// Bytes of blobs once decompressed.
+        public var blobsDecompressedSize: Int64
+        /// Sessions in the store.
+        public var sessionCount: Int
+        /// The session of this process (`nil` for a read-only store, which writes none).
+        public var currentSession: Session?
+        /// Events waiting for the writer right now.
+        public var pendingEventCount: Int
+        /// Events dropped since the store was opened because the ingestion buffer was full.
+        public var droppedEventCount: Int
+        /// Failed attempts to commit logged events since the store was opened.
+        public var writeErrorCount: Int
+        /// The most recent commit failure, when there was one.
+        public var lastWriteError: String?
+        /// When the store was last swept.
+        public var lastSweepDate: Date?
+    }
+}
+
+extension LogStore {
+    /// What the store holds and how it is doing.
+    ///
+    /// Counts come from committed rows: call ``flush()`` first to include what was just logged.
+    public func info() async throws -> Info {
+        try checkOpen()
+        let counts = try await core.read { connection in
+            try StoreCounts(connection: connection)
+        }
+        let manifest = core.manifest.withLock { $0 }
+        let databaseURL = core.databaseURL
+        let databaseSize = core.isInMemory
+            ? counts.pageBytes
+            : StoreFiles.fileSize(databaseURL) + StoreFiles.fileSize(StoreFiles.walURL(in: core.directory))
+        let writeErrors = core.writer?.writeErrors
+        return Info(
+            storeId: manifest.storeId,
+            storeVersion: manifest.version,
+            schemaVersion: .schema(counts.schemaVersion),
+            libraryVersion: .library,
+            creationDate: manifest.creationDate,
+            modifiedDate: StoreFiles.modificationDate(databaseURL) ?? manifest.creationDate,
+            messageCount: counts.messages,
+            taskCount: 0,
+            blobCount: 0,
+            totalStoreSize: databaseSize,
+            databaseSize: databaseSize,
+            blobsSize: 0,
+            blobsDecompressedSize: 0,
+            sessionCount: counts.sessions,
+            currentSession: core.writer == nil ? nil : session,
+            pendingEventCount: core.buffer.pendingCount,
+            droppedEventCount: Int(core.buffer.droppedCount),
+            writeErrorCount: writeErrors?.count ?? 0,
+            lastWriteError: writeErrors?.last.map(String.init(describing:)),
+            lastSweepDate: manifest.lastSweepDate)
+    }
+}
+
+/// Row counts read in one go for ``LogStore/info()``.
+struct StoreCounts: Sendable {
+    var messages: Int
+    var sessions: Int
+    var schemaVersion: Int
+    var pageBytes: Int64
+
+    init(connection: Connection) throws {
+        messages = Int(try connection.integer("SELECT count(*) FROM messages") ?? 0)
+        sessions = Int(try connection.integer("SELECT count(*) FROM sessions") ?? 0)
+        schemaVersion = try Migrations.currentVersion(connection)
+        let pages = try connection.integer("PRAGMA page_count") ?? 0
+        let pageSize = try connection.integer("PRAGMA page_size") ?? 0
+        pageBytes = pages * pageSize
+    }
+}

@@ -1,0 +1,87 @@
+public import Foundation
+
+extension LogStore {
+    /// Deletes every message and every earlier session; the current session stays (it keeps
+    /// logging). Freed pages go back to the file system.
+    ///
+    /// - Throws: ``Error/readonly`` for a read-only store; ``Error/closed`` after ``close()``.
+    public func removeAll() async throws {
+        try checkWritable()
+        try await core.write { writer in
+            try writer.connection.transaction {
+                try writer.connection.execute("DELETE FROM messages")
+                try writer.connection.run("DELETE FROM sessions WHERE id <> ?", [.integer(writer.sessionRowID)])
+                try writer.connection.execute("DELETE FROM labels")
+            }
+            writer.resetCaches()
+            try writer.connection.execute("PRAGMA incremental_vacuum")
+        }
+    }
+
+    /// Deletes the given sessions and their messages. The current session's messages can be
+    /// deleted too, but its row stays while it is logging.
+    ///
+    /// - Throws: ``Error/readonly`` for a read-only store; ``Error/closed`` after ``close()``.
+    public func removeSessions(_ ids: Set<UUID>) async throws {
+        try checkWritable()
+        guard !ids.isEmpty else { return }
+        let uuids = ids.map(\.uuidString)
+        try await core.write { writer in
+            let connection = writer.connection
+            try connection.transaction {
+                let placeholders = Array(repeating: "?", count: uuids.count).joined(separator: ",")
+                let rows = try connection.integers(
+                    "SELECT id FROM sessions WHERE uuid IN (\(placeholders))", uuids.map(DatabaseValue.text))
+                for row in rows {
+                    try connection.run("DELETE FROM messages WHERE session_id = ?", [.integer(row)])
+                    if row != writer.sessionRowID {
+                        try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(row)])
+                    }
+                }
+            }
+            try connection.execute("PRAGMA incremental_vacuum")
+        }
+    }
+
+    /// Every session in the store, oldest first, each with what changed on the host since the
+    /// one before it.
+    public func sessions() async throws -> [Session] {
+        try checkOpen()
+        return try await core.read { connection in
+            let statement = try connection.prepare("SELECT uuid, started_at, app, host FROM sessions ORDER BY id")
+            var sessions: [Session] = []
+            var previous: HostSnapshot?
+            while try statement.step() {
+                guard let id = UUID(uuidString: statement.string(at: 0)) else { continue }
+                let app = try StoreJSON.decoder.decode(AppSnapshot.self, from: Data(statement.string(at: 2).utf8))
+                let host = try StoreJSON.decoder.decode(HostSnapshot.self, from: Data(statement.string(at: 3).utf8))
+                sessions.append(Session(
+                    id: id, startDate: Date(timeIntervalSince1970: statement.double(at: 1)), app: app, host: host,
+                    hostChanges: previous.map { host.changes(since: $0) } ?? []))
+                previous = host
+            }
+            return sessions
+        }
+    }
+
+    /// Runs read-only SQL on a read connection, for what the typed API does not cover. The
+    /// schema is documented in README.md.
+    ///
+    /// ```swift
+    /// let rows = try await store.read { db in
+    ///     try db.rows("SELECT label, count(*) AS n FROM message_rows GROUP BY label")
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError`` for invalid SQL or an attempt to write.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (borrowing SQLReader) throws -> T) async throws -> T {
+        try checkOpen()
+        let readonlyWriterConnection = core.readers == nil
+        return try await core.read { connection in
+            // Reads that borrow the writer's connection must not write through it.
+            if readonlyWriterConnection { try connection.execute("PRAGMA query_only = ON") }
+            defer { if readonlyWriterConnection { _ = try? connection.execute("PRAGMA query_only = OFF") } }
+            return try body(SQLReader(connection: connection))
+        }
+    }
+}

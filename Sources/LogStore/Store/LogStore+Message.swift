@@ -1,0 +1,31 @@
+public import Foundation
+
+extension LogStore {
+    /// A stored message, as queries return it.
+    public struct Message: Sendable, Codable, Hashable, Identifiable {
+        /// The row id: increases in commit order, so it also orders messages by time of logging.
+        public var id: Int64
+        /// When it was logged.
+        public var createdAt: Date
+        /// Its severity.
+        public var level: Level
+        /// The subsystem or component that logged it.
+        public var label: String
+        /// The text.
+        public var text: String
+        /// Structured data (empty when none was given).
+        public var metadata: Metadata
+        /// The source file's name (last path component).
+        public var file: String
+        /// The function that logged it.
+        public var function: String
+        /// The source line.
+        public var line: Int
+        /// The OS thread id of the caller.
+        public var threadID: Int32
+        /// The caller thread's name, when it had one.
+        public var threadName: String?
+        /// The session (process run) that logged it.
+        public var sessionID: UUID
+    }
+}

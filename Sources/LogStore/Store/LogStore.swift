@@ -1,0 +1,119 @@
+import Dispatch
+public import Foundation
+
+/// A persistent store of logs on SQLite, safe to log into from any thread.
+///
+/// ```swift
+/// let store = try await LogStore(storeURL: URL(fileURLWithPath: "/var/log/my-app.logstore"))
+/// store.storeMessage(label: "http", level: .info, message: "GET /health 200", metadata: ["ms": "3"])
+/// try await store.flush()
+/// let page = try await store.messages(MessageQuery(levels: .warning ... .critical, limit: 50))
+/// ```
+///
+/// Logging calls (``storeMessage(createdAt:label:level:message:metadata:file:function:line:)``)
+/// are `nonisolated` and never wait for disk: they append to a bounded in-memory buffer that
+/// one writer thread commits in batches. Everything else is `async` on the actor.
+public actor LogStore {
+    /// The store directory (for an in-memory store, the URL it was given).
+    public nonisolated let storeURL: URL
+    /// How the store was opened.
+    public nonisolated let options: Options
+    /// The tunables the store was opened with.
+    public nonisolated let configuration: Configuration
+    /// The session of this process: written at open (not for a read-only store).
+    public nonisolated let session: Session
+
+    nonisolated let core: StoreCore
+    private var lifecycle: Lifecycle = .open
+
+    private enum Lifecycle {
+        case open, closing, closed, destroyed
+    }
+
+    /// Opens the store at `storeURL`, creating it when `options` has `.create`.
+    ///
+    /// - Parameters:
+    ///   - storeURL: the store directory (`*.logstore` by convention).
+    ///   - options: default `[.create, .sweep]`.
+    ///   - configuration: tunables; see ``Configuration``.
+    /// - Throws: ``Error/fileDoesntExist(_:)`` without `.create`; ``Error/storeInvalid(_:reason:)``
+    ///   for a directory that is not a store or a damaged database;
+    ///   ``Error/unsupportedVersion(found:supported:)`` for a store from a newer library (left
+    ///   untouched); ``Error/fileSystem(_:operation:errno:)`` when files cannot be created.
+    public init(
+        storeURL: URL, options: Options = [.create, .sweep], configuration: Configuration = Configuration()
+    ) async throws {
+        self.storeURL = storeURL
+        self.options = options
+        self.configuration = configuration
+        // Opening reads files and runs SQL: keep it off Swift's cooperative threads.
+        let opened = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try StoreOpener.open(directory: storeURL, options: options, configuration: configuration)
+                })
+            }
+        }
+        self.core = opened.core
+        self.session = opened.session
+    }
+
+    /// Every event committed from now on (messages, and network events once those land), for
+    /// live consumers. Each access makes a new, independent stream; it ends when the store
+    /// closes. Events arrive after `willHandleEvent`, so they are redacted like the store.
+    public nonisolated var events: AsyncStream<Event> {
+        guard let writer = core.writer else { return AsyncStream { $0.finish() } }
+        return writer.broadcaster.subscribe()
+    }
+
+    /// Returns when every event logged before the call is committed to the database.
+    ///
+    /// - Throws: ``Error/writeFailed(_:)`` when committing them failed (they stay queued and are
+    ///   retried); ``Error/closed`` after ``close()``.
+    public func flush() async throws {
+        try checkOpen()
+        guard let writer = core.writer else { return }
+        try await writer.flush()
+    }
+
+    /// Drains what was logged, checkpoints the WAL into the database and closes every
+    /// connection. Later calls throw ``Error/closed``; logging calls are ignored.
+    ///
+    /// - Throws: ``Error/writeFailed(_:)`` when logged events could not be committed.
+    public func close() async throws {
+        guard lifecycle == .open else { return }
+        lifecycle = .closing
+        defer { lifecycle = .closed }
+        core.readers?.close()
+        try await core.writer?.stop { writer in
+            // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
+            _ = try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            writer.connection.close()
+        }
+    }
+
+    /// Closes the store and deletes its directory. Every later call throws ``Error/closed``.
+    public func destroy() async throws {
+        if lifecycle == .open {
+            // The files go either way; a commit failure does not matter any more.
+            do { try await close() } catch {}
+        }
+        guard lifecycle != .destroyed else { return }
+        lifecycle = .destroyed
+        guard !options.contains(.inMemory), StoreFiles.exists(storeURL) else { return }
+        do {
+            try FileManager.default.removeItem(at: storeURL)
+        } catch {
+            throw Error.fileSystem(storeURL, operation: "delete", errno: EIO)
+        }
+    }
+
+    func checkOpen() throws {
+        guard lifecycle == .open else { throw Error.closed }
+    }
+
+    func checkWritable() throws {
+        try checkOpen()
+        guard !options.contains(.readonly) else { throw Error.readonly }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+
+/// The files of a store directory, created owner-only: logs hold secrets.
+enum StoreFiles {
+    static let databaseName = "logs.sqlite"
+    static let blobsDirectoryName = "blobs"
+
+    static func databaseURL(in directory: URL) -> URL {
+        directory.appendingPathComponent(databaseName)
+    }
+
+    /// The database's write-ahead log (`logs.sqlite-wal`).
+    static func walURL(in directory: URL) -> URL {
+        directory.appendingPathComponent(databaseName + "-wal")
+    }
+
+    /// Creates `url` as a directory with mode 0700 (parents as needed, also 0700).
+    static func createDirectory(_ url: URL) throws {
+        do {
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw LogStore.Error.fileSystem(url, operation: "create the directory", errno: Self.errno(of: error))
+        }
+    }
+
+    /// Creates an empty file with mode 0600 if none exists, so SQLite (and its WAL and shared
+    /// memory files, which copy the database file's mode) never create it world-readable.
+    static func createOwnerOnlyFile(_ url: URL) throws {
+        let descriptor = open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw LogStore.Error.fileSystem(url, operation: "create", errno: Glibc.errno)
+        }
+        close(descriptor)
+    }
+
+    /// Writes `data` to a temporary file in the same directory, syncs it and renames it over
+    /// `url`, so readers see the old or the new content, never a part.
+    static func writeAtomically(_ data: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw LogStore.Error.fileSystem(temporary, operation: "create", errno: Glibc.errno)
+        }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    failure = Glibc.errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0, fsync(descriptor) != 0 { failure = Glibc.errno }
+        close(descriptor)
+        if failure == 0, rename(temporary.path, url.path) != 0 { failure = Glibc.errno }
+        if failure != 0 {
+            unlink(temporary.path)
+            throw LogStore.Error.fileSystem(url, operation: "write", errno: failure)
+        }
+    }
+
+    /// The bytes a file takes, or 0 when it does not exist.
+    static func fileSize(_ url: URL) -> Int64 {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
+    }
+
+    /// A file's modification date, when it exists.
+    static func modificationDate(_ url: URL) -> Date? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// Whether `url` is an existing directory.
+    static func isDirectory(_ url: URL) -> Bool {
+        var info = stat()
+        return stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Whether anything exists at `url`.
+    static func exists(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+
+    private static func errno(of error: any Error) -> Int32 {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return Int32(underlying.code)
+        }
+        return EIO
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+
+/// Opens (and when asked, creates) a store: the directory, the manifest, the database with its
+/// pragmas and migrations, the session row, the writer and the readers.
+enum StoreOpener {
+    struct Opened: Sendable {
+        let core: StoreCore
+        let session: LogStore.Session
+    }
+
+    static func open(
+        directory: URL, options: LogStore.Options, configuration: LogStore.Configuration
+    ) throws -> Opened {
+        let isReadonly = options.contains(.readonly)
+        let manifest = options.contains(.inMemory)
+            ? Manifest.new() : try prepareDirectory(directory, options: options)
+
+        let session = LogStore.Session(
+            id: UUID(), startDate: Date(),
+            app: AppSnapshot.current(version: configuration.appVersion),
+            host: HostSnapshot.current(volume: directory), hostChanges: [])
+
+        let buffer = IngestBuffer(capacity: configuration.maxPendingEvents, policy: configuration.overflowPolicy)
+        if isReadonly {
+            let readers = ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
+            // Validate now, so a bad store fails at open rather than at the first query.
+            let reader = try openReader(directory: directory, options: options)
+            reader.close()
+            let core = StoreCore(
+                directory: directory, options: options, configuration: configuration,
+                buffer: buffer, writer: nil, readers: readers, manifest: manifest)
+            return Opened(core: core, session: session)
+        }
+
+        let connection = try openWriter(directory: directory, options: options)
+        let previousHost = try previousSessionHost(connection)
+        var current = session
+        current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
+        let sessionRowID = try insertSession(current, into: connection)
+
+        let writer = StoreWriter(
+            batchWriter: BatchWriter(connection: connection, sessionRowID: sessionRowID),
+            buffer: buffer, configuration: configuration)
+        writer.start()
+        let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)
+        let readers = readsThroughWriter
+            ? nil : ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
+        let core = StoreCore(
+            directory: directory, options: options, configuration: configuration,
+            buffer: buffer, writer: writer, readers: readers, manifest: manifest)
+        return Opened(core: core, session: current)
+    }
+
+    // MARK: The directory and the manifest
+
+    /// Checks (or creates) the store directory and returns its manifest.
+    private static func prepareDirectory(_ directory: URL, options: LogStore.Options) throws -> Manifest {
+        let canCreate = options.contains(.create) && !options.contains(.readonly)
+        if !StoreFiles.exists(directory) {
+            guard canCreate else { throw LogStore.Error.fileDoesntExist(directory) }
+            try StoreFiles.createDirectory(directory)
+            return try createManifest(in: directory)
+        }
+        guard StoreFiles.isDirectory(directory) else {
+            throw LogStore.Error.storeInvalid(directory, reason: "it is a file, not a store directory")
+        }
+        let manifestURL = directory.appendingPathComponent(Manifest.fileName)
+        if !StoreFiles.exists(manifestURL) {
+            let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            // An empty directory (made by the caller) may become a store; anything else is not ours.
+            guard canCreate, contents.isEmpty else {
+                throw LogStore.Error.storeInvalid(directory, reason: "manifest.json is missing")
+            }
+            return try createManifest(in: directory)
+        }
+        let manifest = try Manifest.read(in: directory)
+        if !StoreFiles.exists(StoreFiles.databaseURL(in: directory)), options.contains(.readonly) {
+            throw LogStore.Error.storeInvalid(directory, reason: "logs.sqlite is missing")
+        }
+        return manifest
+    }
+
+    private static func createManifest(in directory: URL) throws -> Manifest {
+        let manifest = Manifest.new()
+        try manifest.write(in: directory)
+        return manifest
+    }
+
+    // MARK: The database
+
+    private static func openWriter(directory: URL, options: LogStore.Options) throws -> Connection {
+        let connection: Connection
+        if options.contains(.inMemory) {
+            connection = try translate(directory) { try Connection(path: ":memory:", mode: .readWrite(create: true)) }
+        } else {
+            let url = StoreFiles.databaseURL(in: directory)
+            try StoreFiles.createOwnerOnlyFile(url)
+            connection = try translate(directory) { try Connection(path: url.path, mode: .readWrite(create: false)) }
+        }
+        try translate(directory) {
+            try connection.execute("PRAGMA busy_timeout = 5000")
+            try checkVersion(connection)
+            let isEmpty = try Migrations.currentVersion(connection) == 0
+                && (try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0) == 0
+            if isEmpty {
+                // Must precede the first table: lets the sweep give pages back to the file system.
+                try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            }
+            try configureJournal(connection, options: options)
+            try connection.execute("PRAGMA foreign_keys = ON")
+        }
+        try Migrations.migrate(connection)
+        return connection
+    }
+
+    /// Journal settings, each resting on SQLite's documentation (sqlite.org/pragma.html, /wal.html).
+    private static func configureJournal(_ connection: Connection, options: LogStore.Options) throws {
+        if options.contains(.unsafe) {
+            // No rollback journal, no fsync, no shared-memory locking: fastest, and a crash can
+            // corrupt the file. Only when asked for.
+            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try connection.execute("PRAGMA journal_mode = OFF")
+            try connection.execute("PRAGMA synchronous = OFF")
+            try connection.execute("PRAGMA temp_store = MEMORY")
+            return
+        }
+        if !options.contains(.inMemory) {
+            // WAL: readers never block the writer nor the writer them; commits append to the log.
+            let mode = try connection.text("PRAGMA journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(extendedCode: 1, message: "could not enable WAL (got \(mode ?? "nothing"))")
+            }
+        }
+        // NORMAL in WAL mode: a commit is atomic and survives a process crash; only a power loss
+        // may roll back the last transactions. Set explicitly: Debian builds default WAL to FULL.
+        try connection.execute("PRAGMA synchronous = NORMAL")
+    }
+
+    private static func checkVersion(_ connection: Connection) throws {
+        let found = try Migrations.currentVersion(connection)
+        guard found <= Migrations.latestVersion else {
+            throw LogStore.Error.unsupportedVersion(found: .schema(found), supported: .schema(Migrations.latestVersion))
+        }
+    }
+
+    static func openReader(directory: URL, options: LogStore.Options) throws -> Connection {
+        let url = StoreFiles.databaseURL(in: directory)
+        return try translate(directory) {
+            do {
+                return try openReadOnly(path: url.path)
+            } catch let error as DatabaseError where error.code == 14 /* SQLITE_CANTOPEN */ {
+                // A read-only directory without the WAL's shared-memory file: nothing can be
+                // writing, so read the file as immutable.
+                let escaped = url.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? url.path
+                return try openReadOnly(path: "file:\(escaped)?immutable=1")
+            }
+        }
+    }
+
+    private static func openReadOnly(path: String) throws -> Connection {
+        let connection = try Connection(path: path, mode: .readOnly)
+        try connection.execute("PRAGMA busy_timeout = 5000")
+        try checkVersion(connection)
+        return connection
+    }
+
+    /// Turns SQLite's "not a database" into a store error that names the directory.
+    private static func translate<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.isCorrupt {
+            throw LogStore.Error.storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+        } catch let error as DatabaseError {
+            throw LogStore.Error.database(error)
+        }
+    }
+
+    // MARK: Sessions
+
+    private static func previousSessionHost(_ connection: Connection) throws -> HostSnapshot? {
+        guard let json = try connection.text("SELECT host FROM sessions ORDER BY id DESC LIMIT 1") else { return nil }
+        // A snapshot another tool rewrote is only a lost comparison, not a reason to refuse to open.
+        return try? StoreJSON.decoder.decode(HostSnapshot.self, from: Data(json.utf8))
+    }
+
+    private static func insertSession(_ session: LogStore.Session, into connection: Connection) throws -> Int64 {
+        let app = String(decoding: try StoreJSON.compactEncoder.encode(session.app), as: UTF8.self)
+        let host = String(decoding: try StoreJSON.compactEncoder.encode(session.host), as: UTF8.self)
+        let statement = try connection.prepare("INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)")
+        statement.bind(session.id.uuidString, at: 1)
+        statement.bind(session.startDate.timeIntervalSince1970, at: 2)
+        statement.bind(app, at: 3)
+        statement.bind(host, at: 4)
+        try statement.run()
+        return connection.lastInsertRowID
+    }
+}
