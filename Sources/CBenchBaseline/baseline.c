@@ -517,3 +517,25 @@ done:
     sqlite3_close(db);
     return rc;
 }
+
+int lsb_open_ms(const char *path, int repeats, double *median_ms, char *err,
+                int errlen) {
+    if (path == NULL || median_ms == NULL || repeats <= 0 || repeats > 1000) {
+        lsb_set_err(err, errlen, "lsb_open_ms: invalid arguments");
+        return SQLITE_MISUSE;
+    }
+    double samples[1000];
+    for (int run = 0; run < repeats; run++) {
+        double start = lsb_now();
+        sqlite3 *db = NULL;
+        int rc = lsb_open_existing(path, &db, err, errlen);
+        if (rc == SQLITE_OK) {
+            rc = lsb_exec(db, "SELECT count(*) FROM sqlite_schema", err, errlen);
+        }
+        sqlite3_close(db);
+        if (rc != SQLITE_OK) return rc;
+        samples[run] = (lsb_now() - start) * 1000.0;
+    }
+    *median_ms = lsb_median(samples, repeats);
+    return 0;
+}

@@ -52,6 +52,13 @@ int lsb_query_count(const char *path, int min_level, int repeats,
                     double *median_ms, long long *count_out, char *err,
                     int errlen);
 
+/*
+ * Opens the database at path (read-write, as a store does) and reads its
+ * schema, `repeats` times; reports the median milliseconds.
+ */
+int lsb_open_ms(const char *path, int repeats, double *median_ms, char *err,
+                int errlen);
+
 /* The generator's splitmix64 step for row i (r in the specification). */
 unsigned long long lsb_splitmix64(unsigned long long x);
 

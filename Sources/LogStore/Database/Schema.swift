@@ -1,7 +1,7 @@
 /// The SQL schema, one constant per migration. Documented in README.md ("SQL schema"); users
 /// read these tables directly, so names and meanings never change within a major version.
 enum Schema {
-    /// Version 1: sessions, labels and messages.
+    /// Version 1: sessions, labels, threads and messages.
     ///
     /// Index choice (measured on 1M rows, see README.md "Why these indexes"): the writer appends in
     /// time order, so `id` order is time order and "latest N" queries walk the primary key
@@ -36,9 +36,16 @@ enum Schema {
             file         TEXT NOT NULL,
             function     TEXT NOT NULL,
             line         INTEGER NOT NULL,
-            thread_id    INTEGER NOT NULL,
-            thread_name  TEXT
+            thread_id    INTEGER NOT NULL
         );
+
+        -- Thread names, once per thread and session rather than in every row.
+        CREATE TABLE threads (
+            session_id  INTEGER NOT NULL REFERENCES sessions (id),
+            thread_id   INTEGER NOT NULL,
+            name        TEXT NOT NULL,
+            PRIMARY KEY (session_id, thread_id)
+        ) WITHOUT ROWID;
 
         CREATE INDEX messages_by_label ON messages (label_id);
         CREATE INDEX messages_by_level ON messages (level) WHERE level >= 4;
@@ -56,10 +63,11 @@ enum Schema {
                messages.function,
                messages.line,
                messages.thread_id,
-               messages.thread_name,
+               threads.name AS thread_name,
                sessions.uuid AS session
         FROM messages
         JOIN labels ON labels.id = messages.label_id
-        JOIN sessions ON sessions.id = messages.session_id;
+        JOIN sessions ON sessions.id = messages.session_id
+        LEFT JOIN threads ON threads.session_id = messages.session_id AND threads.thread_id = messages.thread_id;
         """
 }

@@ -77,6 +77,15 @@ final class Statement {
         }
     }
 
+    /// Binds UTF-8 bytes as text (no `String` needed).
+    func bindText(_ utf8: UnsafeRawBufferPointer, at index: Int32) {
+        guard let base = utf8.baseAddress?.assumingMemoryBound(to: CChar.self) else {
+            _ = sqlite3_bind_text(handle, index, "", 0, logstore_sqlite_transient())
+            return
+        }
+        _ = sqlite3_bind_text(handle, index, base, Int32(utf8.count), logstore_sqlite_transient())
+    }
+
     func bind(_ value: String?, at index: Int32) {
         if let value { bind(value, at: index) } else { bindNull(at: index) }
     }

@@ -7,16 +7,20 @@ final class BatchWriter {
     let connection: Connection
     let sessionRowID: Int64
     private var labelIDs: [String: Int64] = [:]
+    /// Thread names already recorded in `threads` for this session.
+    private var threadNames: [Int32: String] = [:]
+    /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
+    private var metadataBuffer: [UInt8] = []
     /// Events whose commit failed, kept (already passed through `willHandleEvent`) for the retry.
-    var retry: [LogStore.Event] = []
+    var retry: [LogStore.Event?] = []
     var retryLastTicket: UInt64 = 0
     /// Dropped events already reported in a stored notice.
     var reportedDropCount: UInt64 = 0
 
     static let insertMessageSQL = """
         INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
-                              thread_id, thread_name)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              thread_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     init(connection: Connection, sessionRowID: Int64) {
@@ -24,20 +28,20 @@ final class BatchWriter {
         self.sessionRowID = sessionRowID
     }
 
-    /// Inserts events in one transaction; on failure nothing is kept and the caches that could
-    /// point at rolled-back rows are cleared.
-    func commit(_ events: [LogStore.Event], dropNotice: LogStore.Event.MessageCreated?) throws {
+    /// Inserts events in one transaction (skipping the holes the overflow policy left); on
+    /// failure nothing is kept and the caches that could point at rolled-back rows are cleared.
+    func commit(_ events: [LogStore.Event?], dropNotice: LogStore.Event.MessageCreated?) throws {
         do {
             try connection.transaction {
                 if let dropNotice { try insert(dropNotice) }
-                for event in events {
+                for case let event? in events {
                     switch event {
                     case .messageStored(let message): try insert(message)
                     }
                 }
             }
         } catch {
-            labelIDs.removeAll()
+            resetCaches()
             throw error
         }
     }
@@ -51,14 +55,28 @@ final class BatchWriter {
         statement.bind(labelID, at: 4)
         statement.bind(message.message, at: 5)
         if let metadata = message.metadata, !metadata.isEmpty {
-            statement.bind(MetadataJSON.encode(metadata), at: 6)
+            metadataBuffer.removeAll(keepingCapacity: true)
+            MetadataJSON.write(metadata, to: &metadataBuffer)
+            metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 6) }
         }
         statement.bind(Self.lastPathComponent(message.file), at: 7)
         statement.bind(message.function, at: 8)
         statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
         statement.bind(Int64(message.threadID), at: 10)
-        statement.bind(message.threadName, at: 11)
         try statement.run()
+        if let name = message.threadName, threadNames[message.threadID] != name {
+            try recordThreadName(name, threadID: message.threadID)
+        }
+    }
+
+    private func recordThreadName(_ name: String, threadID: Int32) throws {
+        let statement = try connection.cachedStatement(
+            "INSERT OR REPLACE INTO threads (session_id, thread_id, name) VALUES (?, ?, ?)")
+        statement.bind(sessionRowID, at: 1)
+        statement.bind(Int64(threadID), at: 2)
+        statement.bind(name, at: 3)
+        try statement.run()
+        threadNames[threadID] = name
     }
 
     private func labelID(for label: String) throws -> Int64 {
@@ -80,6 +98,7 @@ final class BatchWriter {
     /// Forgets cached row ids (after rows were deleted outside the insert path).
     func resetCaches() {
         labelIDs.removeAll()
+        threadNames.removeAll()
     }
 
     static func lastPathComponent(_ path: String) -> String {

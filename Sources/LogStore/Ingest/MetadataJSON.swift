@@ -10,16 +10,23 @@ enum MetadataJSON {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func write(_ metadata: LogStore.Metadata, to output: inout [UInt8]) {
+    /// Appends `metadata` as a JSON object to `output` (the writer reuses one buffer).
+    static func write(_ metadata: LogStore.Metadata, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        var first = true
-        for key in metadata.keys.sorted() {
-            guard let value = metadata[key] else { continue }
-            if !first { output.append(UInt8(ascii: ",")) }
-            first = false
+        if metadata.count == 1, let (key, value) = metadata.first {
+            // The common case needs no sorting (and no sorted copy of the keys).
             write(key, to: &output)
             output.append(UInt8(ascii: ":"))
             write(value, to: &output)
+        } else {
+            var first = true
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                write(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                write(value, to: &output)
+            }
         }
         output.append(UInt8(ascii: "}"))
     }
@@ -44,7 +51,14 @@ enum MetadataJSON {
     /// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259).
     static func write(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        let utf8 = text.utf8
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            // Most keys and values need no escaping: copy them in one go.
+            output.append(contentsOf: utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])

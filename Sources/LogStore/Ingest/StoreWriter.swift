@@ -14,6 +14,9 @@ final class StoreWriter: Sendable {
     private let database: Mutex<BatchWriter>
     private let control = Mutex(Control())
     private let wake = DispatchSemaphore(value: 0)
+    /// Producers waiting for room under ``LogStore/OverflowPolicy/waitForSpace``, and their signal.
+    private let spaceWaiters = Atomic<Int>(0)
+    private let spaceAvailable = DispatchSemaphore(value: 0)
     private let saveInterval: Duration
     private let willHandleEvent: (@Sendable (LogStore.Event) -> LogStore.Event?)?
     private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
@@ -56,6 +59,15 @@ final class StoreWriter: Sendable {
     /// Asks the writer to start a batch now.
     func wakeUp() {
         wake.signal()
+    }
+
+    /// Blocks the calling thread until the writer has taken a batch (room in the buffer), or
+    /// briefly, so the caller can try again: the ``LogStore/OverflowPolicy/waitForSpace`` policy.
+    func waitForSpace() {
+        spaceWaiters.add(1, ordering: .relaxed)
+        wake.signal()
+        _ = spaceAvailable.wait(timeout: .now() + .milliseconds(10))
+        spaceWaiters.subtract(1, ordering: .relaxed)
     }
 
     /// Blocks the calling thread until the event with `ticket` is committed (or its commit
@@ -187,18 +199,23 @@ final class StoreWriter: Sendable {
     private func writePendingEvents() -> Outcome {
         database.withLock { writer -> Outcome in
             var events = writer.retry
+            writer.retry = []
             var lastTicket = writer.retryLastTicket
             if var batch = buffer.take() {
+                for _ in 0..<spaceWaiters.load(ordering: .relaxed) { spaceAvailable.signal() }
                 lastTicket = batch.lastTicket
-                events.reserveCapacity(events.count + batch.events.count)
-                for case let event? in batch.events {
-                    if let willHandleEvent {
+                if let willHandleEvent {
+                    for case let event? in batch.events {
                         if let handled = willHandleEvent(event) { events.append(handled) }
-                    } else {
-                        events.append(event)
                     }
+                    buffer.recycle(&batch.events)
+                } else if events.isEmpty {
+                    // The common case: commit the batch as taken, without copying it.
+                    swap(&events, &batch.events)
+                } else {
+                    events.append(contentsOf: batch.events)
+                    buffer.recycle(&batch.events)
                 }
-                buffer.recycle(&batch.events)
             }
             let dropped = buffer.droppedCount
             guard !events.isEmpty || lastTicket > control.withLock({ $0.committedTicket })
@@ -215,11 +232,13 @@ final class StoreWriter: Sendable {
                 reportFailure(error, upTo: lastTicket)
                 return .failed
             }
-            writer.retry = []
             writer.reportedDropCount = dropped
             if broadcaster.hasSubscribers {
-                broadcaster.publish(notice.map { [.messageStored($0)] + events } ?? events)
+                var published = notice.map { [LogStore.Event.messageStored($0)] } ?? []
+                published.append(contentsOf: events.lazy.compactMap { $0 })
+                broadcaster.publish(published)
             }
+            buffer.recycle(&events)
             reportCommit(upTo: lastTicket)
             return .wrote
         }

@@ -13,14 +13,25 @@ extension LogStore {
         }
     }
 
+    /// How many messages match `query`'s filters (its order, limit and cursor are ignored).
+    ///
+    /// ```swift
+    /// let errors = try await store.count(MessageQuery(levels: .error ... .critical))
+    /// ```
+    public func count(_ query: MessageQuery) async throws -> Int {
+        try checkOpen()
+        return try await core.read { connection in
+            guard let built = try MessageQuerySQL.resolving(query, connection: connection).sql else { return 0 }
+            return Int(try connection.integer(built.countSQL, built.countArguments) ?? 0)
+        }
+    }
+
     private static func readMessages(_ query: MessageQuery, connection: Connection) throws -> MessagePage {
-        let labels = try LabelNames(connection: connection)
-        let sessions = try SessionIdentifiers(connection: connection)
-        let labelIDs = query.labels.isEmpty ? nil : query.labels.compactMap { labels.id(for: $0) }
-        let sessionIDs = query.sessions.isEmpty ? nil : query.sessions.compactMap { sessions.rowID(for: $0) }
-        guard let built = MessageQuerySQL(query, labelIDs: labelIDs, sessionIDs: sessionIDs) else {
+        let (built, labels, sessions) = try MessageQuerySQL.resolving(query, connection: connection)
+        guard let built else {
             return MessagePage(messages: [], nextCursor: nil)
         }
+        let threads = try ThreadNames(connection: connection)
         let statement = try connection.prepare(built.sql)
         try statement.bind(built.arguments)
         var messages: [Message] = []
@@ -37,8 +48,8 @@ extension LogStore {
                     function: statement.string(at: 7),
                     line: statement.int(at: 8),
                     threadID: Int32(truncatingIfNeeded: statement.int64(at: 9)),
-                    threadName: statement.optionalString(at: 10),
-                    sessionID: sessions.uuid(for: statement.int64(at: 11))))
+                    threadName: threads.name(session: statement.int64(at: 10), thread: statement.int64(at: 9)),
+                    sessionID: sessions.uuid(for: statement.int64(at: 10))))
         }
         let isFullPage = messages.count == max(1, query.limit)
         let next = isFullPage ? messages.last.map { MessageQuery.Cursor(lastID: $0.id) } : nil
@@ -73,6 +84,20 @@ struct LabelNames {
 
     func id(for name: String) -> Int64? { ids[name] }
     func name(for id: Int64) -> String { names[id] ?? "" }
+}
+
+/// The `threads` table, read whole (a row per named thread and session).
+struct ThreadNames {
+    private var names: [Int64: [Int64: String]] = [:]
+
+    init(connection: Connection) throws {
+        let statement = try connection.prepare("SELECT session_id, thread_id, name FROM threads")
+        while try statement.step() {
+            names[statement.int64(at: 0), default: [:]][statement.int64(at: 1)] = statement.string(at: 2)
+        }
+    }
+
+    func name(session: Int64, thread: Int64) -> String? { names[session]?[thread] }
 }
 
 /// The `sessions` table's ids, read whole (one row per process run).

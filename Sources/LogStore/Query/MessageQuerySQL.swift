@@ -8,10 +8,26 @@ import Foundation
 struct MessageQuerySQL {
     var sql: String
     var arguments: [DatabaseValue]
+    /// Counts every match: the filters without order, limit or cursor.
+    var countSQL: String
+    var countArguments: [DatabaseValue]
 
     static let columns = """
-        id, created_at, level, label_id, text, metadata, file, function, line, thread_id, thread_name, session_id
+        id, created_at, level, label_id, text, metadata, file, function, line, thread_id, session_id
         """
+
+    /// Resolves the query's label and session names against `connection` and builds its SQL;
+    /// `sql` is `nil` when the filters can match nothing. The name tables come back too, to
+    /// name the result rows.
+    static func resolving(
+        _ query: MessageQuery, connection: Connection
+    ) throws -> (sql: MessageQuerySQL?, labels: LabelNames, sessions: SessionIdentifiers) {
+        let labels = try LabelNames(connection: connection)
+        let sessions = try SessionIdentifiers(connection: connection)
+        let labelIDs = query.labels.isEmpty ? nil : query.labels.compactMap { labels.id(for: $0) }
+        let sessionIDs = query.sessions.isEmpty ? nil : query.sessions.compactMap { sessions.rowID(for: $0) }
+        return (MessageQuerySQL(query, labelIDs: labelIDs, sessionIDs: sessionIDs), labels, sessions)
+    }
 
     /// `nil` when the filters can match nothing (an unknown label or session).
     init?(_ query: MessageQuery, labelIDs: [Int64]?, sessionIDs: [Int64]?) {
@@ -46,6 +62,10 @@ struct MessageQuerySQL {
             conditions.append("created_at < ?")
             arguments.append(.real(until.timeIntervalSince1970))
         }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        self.countSQL = "SELECT count(*) FROM messages" + filter
+        self.countArguments = arguments
+
         let newestFirst = query.order == .newestFirst
         if let cursor = query.cursor {
             conditions.append(newestFirst ? "id < ?" : "id > ?")

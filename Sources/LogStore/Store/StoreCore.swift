@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import Synchronization
 
 /// Everything an open store holds that logging call sites reach without going through the
@@ -45,9 +44,8 @@ final class StoreCore: Sendable {
                 }
                 return
             case .full:
-                writer.wakeUp()
-                // Backpressure, chosen by the configuration: yield the CPU to the writer.
-                usleep(100)
+                // Backpressure, chosen by the configuration.
+                writer.waitForSpace()
             case .dropped, .closed:
                 return
             }

@@ -1,0 +1,151 @@
+import CBenchBaseline
+import Foundation
+import LogStore
+
+/// `ingest.*`, `query.*` and `open.ms`: the foundation's figures, each beside the naive C
+/// baseline run on the same rows in the same process.
+struct IngestBenchmark {
+    let rows: Int
+    let directory: URL
+    static let producers = 4
+    /// Every n-th call is timed, so timing does not slow the run it measures.
+    static let sampleEvery = 8
+
+    func run() async throws -> [Figure] {
+        var figures: [Figure] = []
+
+        // The store, through the public API from 4 concurrent tasks, until flush returns.
+        let storeURL = directory.appendingPathComponent("bench.logstore")
+        var configuration = LogStore.Configuration()
+        configuration.overflowPolicy = .waitForSpace
+        Measure.resetPeakResidentSize()
+        let store = try await LogStore(storeURL: storeURL, options: [.create], configuration: configuration)
+        let start = Measure.now()
+        let samples = await withTaskGroup(of: [UInt32].self) { group in
+            for producer in 0..<Self.producers {
+                group.addTask { Self.produce(into: store, producer: producer, rows: rows) }
+            }
+            var all: [UInt32] = []
+            for await samples in group { all += samples }
+            return all
+        }
+        try await store.flush()
+        let ingestSeconds = Measure.seconds(since: start)
+        let peakRSS = Measure.peakResidentMegabytes()
+        let info = try await store.info()
+        guard info.messageCount == rows, info.droppedEventCount == 0 else {
+            throw BenchError.failed("stored \(info.messageCount) of \(rows), dropped \(info.droppedEventCount)")
+        }
+        // Baseline: plain C, prepared statement, 10k rows per transaction, naive schema. It runs
+        // second: the store configures SQLite process-wide at its first open (memory statistics
+        // off), as it would in an application, and the baseline then benefits from that too.
+        let naivePath = directory.appendingPathComponent("naive.sqlite").path
+        var baselineSeconds = 0.0
+        try check(lsb_insert_naive(naivePath, Int64(rows), 10_000, &baselineSeconds, nil, 0), "C baseline insert")
+        let baselineRate = Double(rows) / baselineSeconds
+        let rate = Double(rows) / ingestSeconds
+        figures.append(Figure(
+            name: "ingest.messages_per_s", value: rate, baseline: baselineRate, unit: "msg/s",
+            baselineDescription: "C, prepared INSERT, 10k rows/txn, naive schema (4 indexes), WAL+NORMAL",
+            target: "≥ 1.0× (aim 1.5×)"))
+        let sorted = samples.sorted()
+        figures.append(Figure(
+            name: "ingest.call_ns_p50", value: Measure.percentile(sorted, 0.50), baseline: 300, unit: "ns",
+            baselineDescription: "the issue's budget (300 ns)", target: "≤ 1.0"))
+        figures.append(Figure(
+            name: "ingest.call_ns_p99", value: Measure.percentile(sorted, 0.99), baseline: 3000, unit: "ns",
+            baselineDescription: "the issue's budget (3 µs)", target: "≤ 1.0"))
+        figures.append(Figure(
+            name: "ingest.peak_rss_mb", value: peakRSS, baseline: 100, unit: "MB",
+            baselineDescription: "the issue's budget (100 MB)", target: "≤ 1.0"))
+        try await store.close()
+
+        // Queries on the store and on the naive schema, same rows.
+        let latest = MessageQuery(levels: .warning ... .critical, labels: ["payments"], limit: 100)
+        let errors = MessageQuery(levels: .error ... .critical)
+        let reopened = try await LogStore(storeURL: storeURL, options: [], configuration: configuration)
+        _ = try await reopened.messages(latest)  // warm the reader and the page cache, as the C side does
+        let latestMs = try await Measure.medianMilliseconds(repeats: 21) {
+            let page = try await reopened.messages(latest)
+            guard page.messages.count == 100 else { throw BenchError.failed("latest100 returned \(page.messages.count)") }
+        }
+        var expectedErrors = 0
+        let countMs = try await Measure.medianMilliseconds(repeats: 11) {
+            expectedErrors = try await reopened.count(errors)
+        }
+        try await reopened.close()
+
+        var baselineLatestMs = 0.0
+        var baselineRows: Int64 = 0
+        try check(lsb_query_latest(naivePath, "payments", 4, 100, 21, &baselineLatestMs, &baselineRows, nil, 0), "C latest")
+        var baselineCountMs = 0.0
+        var baselineCount: Int64 = 0
+        try check(lsb_query_count(naivePath, 5, 11, &baselineCountMs, &baselineCount, nil, 0), "C count")
+        guard baselineCount == expectedErrors else {
+            throw BenchError.failed("error counts differ: store \(expectedErrors), baseline \(baselineCount)")
+        }
+        figures.append(Figure(
+            name: "query.latest100_ms", value: latestMs, baseline: baselineLatestMs, unit: "ms",
+            baselineDescription: "same query in C on the naive schema (ORDER BY created_at)", target: "≤ 1.0"))
+        figures.append(Figure(
+            name: "query.count_errors_ms", value: countMs, baseline: baselineCountMs, unit: "ms",
+            baselineDescription: "count(*) WHERE level >= 5 in C on the naive schema", target: "≤ 1.0"))
+
+        // Opening the big store (each open also writes its session row).
+        let openMs = try await Measure.medianMilliseconds(repeats: 7) {
+            let store = try await LogStore(storeURL: storeURL, options: [], configuration: configuration)
+            try await store.close()
+        }
+        let baselineOpenMs = try Self.openBaseline(path: naivePath)
+        figures.append(Figure(
+            name: "open.ms", value: openMs, baseline: baselineOpenMs, unit: "ms",
+            baselineDescription: "sqlite3_open_v2 + schema read of the naive db in C", target: "≤ 50 ms"))
+        return figures
+    }
+
+    /// One producer: its share of the rows, every `sampleEvery`-th call timed.
+    private static func produce(into store: LogStore, producer: Int, rows: Int) -> [UInt32] {
+        var samples: [UInt32] = []
+        samples.reserveCapacity(rows / producers / sampleEvery + 1)
+        var i = producer
+        var counter = 0
+        while i < rows {
+            let row = BenchRow(UInt64(i))
+            let createdAt = Date(timeIntervalSince1970: row.createdAtSeconds)
+            if counter % sampleEvery == 0 {
+                let start = Measure.now()
+                store.storeMessage(
+                    createdAt: createdAt, label: row.label, level: row.level, message: row.text,
+                    metadata: row.metadata, file: "Handler.swift", function: "handle(_:)", line: 42)
+                samples.append(UInt32(clamping: Measure.now() - start))
+            } else {
+                store.storeMessage(
+                    createdAt: createdAt, label: row.label, level: row.level, message: row.text,
+                    metadata: row.metadata, file: "Handler.swift", function: "handle(_:)", line: 42)
+            }
+            counter += 1
+            i += producers
+        }
+        return samples
+    }
+
+    private static func openBaseline(path: String) throws -> Double {
+        var milliseconds = 0.0
+        try check(lsb_open_ms(path, 7, &milliseconds, nil, 0), "C open")
+        return milliseconds
+    }
+}
+
+enum BenchError: Error, CustomStringConvertible {
+    case failed(String)
+
+    var description: String {
+        switch self {
+        case .failed(let reason): "benchmark failed: \(reason)"
+        }
+    }
+}
+
+func check(_ code: Int32, _ what: String) throws {
+    guard code == 0 else { throw BenchError.failed("\(what): SQLite code \(code)") }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+
+/// Clocks and process figures for the benchmark.
+enum Measure {
+    /// Monotonic nanoseconds.
+    @inline(__always)
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    static func seconds(since start: UInt64) -> Double {
+        Double(now() - start) / 1e9
+    }
+
+    static func milliseconds(since start: UInt64) -> Double {
+        Double(now() - start) / 1e6
+    }
+
+    /// Resets the kernel's peak-RSS mark (VmHWM) so the next reading covers one phase only.
+    static func resetPeakResidentSize() {
+        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
+        guard descriptor >= 0 else { return }
+        _ = write(descriptor, "5", 1)
+        close(descriptor)
+    }
+
+    /// The process's peak resident set size since start (or the last reset), in MB.
+    static func peakResidentMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+            return kilobytes / 1024
+        }
+        return 0
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[sorted.count / 2]
+    }
+
+    static func percentile(_ sorted: [UInt32], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let index = min(sorted.count - 1, Int(Double(sorted.count) * fraction))
+        return Double(sorted[index])
+    }
+
+    /// Runs `body` `repeats` times and returns the median in milliseconds.
+    static func medianMilliseconds(repeats: Int, _ body: () async throws -> Void) async rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<repeats {
+            let start = now()
+            try await body()
+            samples.append(milliseconds(since: start))
+        }
+        return median(samples)
+    }
+}
