@@ -23,9 +23,13 @@ let package = Package(
             name: "LogStore",
             dependencies: ["CSQLite", "CZlib"]
         ),
+        .target(
+            name: "LogStoreCLI",
+            dependencies: ["LogStore"]
+        ),
         .executableTarget(
             name: "logstore",
-            dependencies: ["LogStore"]
+            dependencies: ["LogStoreCLI"]
         ),
         .target(
             name: "CBenchBaseline",
@@ -37,7 +41,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LogStoreTests",
-            dependencies: ["LogStore"]
+            dependencies: ["LogStore", "LogStoreCLI"]
         ),
     ]
 )

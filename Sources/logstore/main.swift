@@ -1,1 +1,3 @@
-print("logstore")
+import LogStoreCLI
+
+await LogStoreCommand.main()

@@ -1,17 +1,20 @@
 /// The SQL schema, one constant per migration. Documented in README.md ("SQL schema"); users
 /// read these tables directly, so names and meanings never change within a major version.
 enum Schema {
-    /// Version 1: sessions, labels, threads and messages.
+    /// Version 1: sessions, labels, threads, messages and message blocks.
     ///
-    /// Index choice (measured on 1M rows, see README.md "Why these indexes"): the writer appends in
-    /// time order, so `id` order is time order and "latest N" queries walk the primary key
-    /// backwards instead of sorting. Secondary indexes are what an insert pays for (~0.6–1 µs a
-    /// row each), so only two exist:
-    /// - `messages_by_label (label_id)`: its entries are (label_id, id), so "latest N of label X"
-    ///   walks one label in id order.
-    /// - `messages_by_level (level) WHERE level >= 4`: partial, so the common trace…notice rows
-    ///   cost nothing; warnings and errors, the rows people count and hunt for, are indexed.
-    static let version1 = """
+    /// Index choice (measured on 1M rows; README.md "Why these indexes"): the writer appends in
+    /// commit order, so `id` order is logging order and "latest N" walks ids backwards instead
+    /// of sorting. Each secondary index costs an insert ~0.6–1 µs, so there are two:
+    /// - `messages_by_label_level (label_id, level)`: its entries are (label_id, level, id), so
+    ///   "latest N of label X at level L" is one index walk in id order (queries over a level
+    ///   range run one walk per level and merge them).
+    /// - `messages_by_level (level) WHERE level >= 4`: partial, so the plentiful trace…notice
+    ///   rows cost nothing; warnings and errors, the rows people count and hunt for, are indexed.
+    /// Time and session filters need no index of their own: `message_blocks` records, per run of
+    /// consecutive ids written by one session, the range of their `created_at`, which narrows
+    /// such queries to an id range (a block-range index, maintained once per batch).
+        static let version1 = """
         CREATE TABLE sessions (
             id          INTEGER PRIMARY KEY,
             uuid        TEXT NOT NULL UNIQUE,
@@ -47,8 +50,20 @@ enum Schema {
             PRIMARY KEY (session_id, thread_id)
         ) WITHOUT ROWID;
 
-        CREATE INDEX messages_by_label ON messages (label_id);
+        CREATE INDEX messages_by_label_level ON messages (label_id, level);
         CREATE INDEX messages_by_level ON messages (level) WHERE level >= 4;
+
+        -- Every message with first_id <= id <= last_id was written by session_id with
+        -- min_created_at <= created_at <= max_created_at (rows may since have been deleted).
+        CREATE TABLE message_blocks (
+            id              INTEGER PRIMARY KEY,
+            session_id      INTEGER NOT NULL REFERENCES sessions (id),
+            first_id        INTEGER NOT NULL,
+            last_id         INTEGER NOT NULL,
+            min_created_at  REAL NOT NULL,
+            max_created_at  REAL NOT NULL,
+            message_count   INTEGER NOT NULL
+        );
 
         CREATE VIEW message_rows AS
         SELECT messages.id,

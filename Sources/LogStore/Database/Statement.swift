@@ -123,6 +123,12 @@ final class Statement {
         }
     }
 
+    /// Binds `values` and runs the statement (which returns no rows).
+    func bindAndRun(_ values: [DatabaseValue]) throws(DatabaseError) {
+        try bind(values)
+        try run()
+    }
+
     // MARK: Columns (indexes are 0-based, as in SQLite)
 
     var columnCount: Int32 { sqlite3_column_count(handle) }

@@ -9,6 +9,14 @@ final class BatchWriter {
     private var labelIDs: [String: Int64] = [:]
     /// Thread names already recorded in `threads` for this session.
     private var threadNames: [Int32: String] = [:]
+    /// The open `message_blocks` row of this session and how many messages it covers.
+    private var currentBlock: (rowID: Int64, count: Int)?
+    /// What this batch inserted so far, for its block.
+    private var batchRange = MessageRange()
+    /// A block covers at least this many messages before the next one starts: coarse enough to
+    /// stay small (~250 rows per million messages), fine enough to narrow a scan to a few pages.
+    static let messagesPerBlock = 4096
+
     /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
     private var metadataBuffer: [UInt8] = []
     /// Events whose commit failed, kept (already passed through `willHandleEvent`) for the retry.
@@ -33,12 +41,14 @@ final class BatchWriter {
     func commit(_ events: [LogStore.Event?], dropNotice: LogStore.Event.MessageCreated?) throws {
         do {
             try connection.transaction {
+                batchRange = MessageRange()
                 if let dropNotice { try insert(dropNotice) }
                 for case let event? in events {
                     switch event {
                     case .messageStored(let message): try insert(message)
                     }
                 }
+                try recordBlock()
             }
         } catch {
             resetCaches()
@@ -64,9 +74,37 @@ final class BatchWriter {
         statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
         statement.bind(Int64(message.threadID), at: 10)
         try statement.run()
+        batchRange.add(id: connection.lastInsertRowID, createdAt: message.createdAt.timeIntervalSince1970)
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
         }
+    }
+
+    /// Extends the open block with this batch's messages, or starts a new block.
+    private func recordBlock() throws {
+        guard batchRange.count > 0 else { return }
+        if let block = currentBlock, block.count < Self.messagesPerBlock {
+            try connection.cachedStatement("""
+                UPDATE message_blocks SET last_id = ?, min_created_at = min(min_created_at, ?),
+                    max_created_at = max(max_created_at, ?), message_count = message_count + ?
+                WHERE id = ?
+                """).bindAndRun([
+                    .integer(batchRange.lastID), .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt),
+                    .integer(Int64(batchRange.count)), .integer(block.rowID),
+                ])
+            if connection.changes == 1 {
+                currentBlock = (block.rowID, block.count + batchRange.count)
+                return
+            }
+        }
+        try connection.cachedStatement("""
+            INSERT INTO message_blocks (session_id, first_id, last_id, min_created_at, max_created_at, message_count)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """).bindAndRun([
+                .integer(sessionRowID), .integer(batchRange.firstID), .integer(batchRange.lastID),
+                .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt), .integer(Int64(batchRange.count)),
+            ])
+        currentBlock = (connection.lastInsertRowID, batchRange.count)
     }
 
     private func recordThreadName(_ name: String, threadID: Int32) throws {
@@ -99,10 +137,28 @@ final class BatchWriter {
     func resetCaches() {
         labelIDs.removeAll()
         threadNames.removeAll()
+        currentBlock = nil
     }
 
     static func lastPathComponent(_ path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
         return String(path[path.utf8.index(after: slash)...])
+    }
+}
+
+/// The ids and creation times of the messages one batch inserted.
+struct MessageRange {
+    var firstID: Int64 = 0
+    var lastID: Int64 = 0
+    var minCreatedAt = Double.infinity
+    var maxCreatedAt = -Double.infinity
+    var count = 0
+
+    mutating func add(id: Int64, createdAt: Double) {
+        if count == 0 { firstID = id }
+        lastID = id
+        minCreatedAt = min(minCreatedAt, createdAt)
+        maxCreatedAt = max(maxCreatedAt, createdAt)
+        count += 1
     }
 }

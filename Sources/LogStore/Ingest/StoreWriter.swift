@@ -28,6 +28,8 @@ final class StoreWriter: Sendable {
         var synchronousWaiters: [(ticket: UInt64, semaphore: DispatchSemaphore)] = []
         var committedTicket: UInt64 = 0
         var isStopping = false
+        /// Runs once the last batch is committed (or given up on), before the thread ends.
+        var finalJob: (@Sendable (BatchWriter) -> Void)?
         var isStopped = false
         var writeErrorCount = 0
         var lastWriteError: LogStore.Error?
@@ -135,7 +137,7 @@ final class StoreWriter: Sendable {
         let accepted = control.withLock { control -> Bool in
             guard !control.isStopping else { return false }
             control.isStopping = true
-            control.jobs.append(Job(run: finally, cancel: {}))
+            control.finalJob = finally
             return true
         }
         wake.signal()
@@ -173,6 +175,9 @@ final class StoreWriter: Sendable {
 
     private func finishThread(failed: Bool) {
         _ = runJobs()
+        if let finalJob = control.withLock({ $0.finalJob }) {
+            database.withLock { finalJob($0) }
+        }
         let (jobs, flushWaiters, synchronousWaiters, finalError) = control.withLock { control in
             control.isStopped = true
             if failed { control.finalError = control.lastWriteError }

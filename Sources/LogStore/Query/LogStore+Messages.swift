@@ -21,16 +21,17 @@ extension LogStore {
     public func count(_ query: MessageQuery) async throws -> Int {
         try checkOpen()
         return try await core.read { connection in
-            guard let built = try MessageQuerySQL.resolving(query, connection: connection).sql else { return 0 }
+            guard let built = try MessageQuerySQL.resolving(query, connection: connection) else { return 0 }
             return Int(try connection.integer(built.countSQL, built.countArguments) ?? 0)
         }
     }
 
     private static func readMessages(_ query: MessageQuery, connection: Connection) throws -> MessagePage {
-        let (built, labels, sessions) = try MessageQuerySQL.resolving(query, connection: connection)
-        guard let built else {
+        guard let built = try MessageQuerySQL.resolving(query, connection: connection) else {
             return MessagePage(messages: [], nextCursor: nil)
         }
+        let labels = try LabelNames(connection: connection)
+        let sessions = try SessionIdentifiers(connection: connection)
         let threads = try ThreadNames(connection: connection)
         let statement = try connection.prepare(built.sql)
         try statement.bind(built.arguments)
@@ -82,7 +83,7 @@ struct LabelNames {
         }
     }
 
-    func id(for name: String) -> Int64? { ids[name] }
+    func ids(for names: [String]) -> [Int64] { names.compactMap { ids[$0] } }
     func name(for id: Int64) -> String { names[id] ?? "" }
 }
 
@@ -115,6 +116,6 @@ struct SessionIdentifiers {
         }
     }
 
-    func rowID(for uuid: UUID) -> Int64? { rowIDs[uuid] }
+    func rowIDs(for uuids: [UUID]) -> [Int64] { uuids.compactMap { rowIDs[$0] } }
     func uuid(for id: Int64) -> UUID { uuids[id] ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
 }

@@ -1,10 +1,13 @@
 import Foundation
 
-/// Turns a ``MessageQuery`` into one SQL statement on `messages` alone.
+/// Turns a ``MessageQuery`` into SQL on `messages` alone, shaped for its indexes.
 ///
-/// Label and session names are resolved to row ids first (small tables), so the planner sees
-/// plain integer filters on one table and can walk `messages_by_label` or the primary key in
-/// id order instead of sorting.
+/// - Label and session names resolve to row ids first (small tables), so the planner sees
+///   integer filters on one table.
+/// - Time and session filters are narrowed to an id range from `message_blocks`.
+/// - A page over a level range or labels runs one index walk per (label, level) in id order and
+///   merges them (`UNION ALL … ORDER BY id LIMIT n`): without that, SQLite collects and sorts
+///   every match of a range before returning the newest 100 (20 ms vs 0.3 ms on 1M rows).
 struct MessageQuerySQL {
     var sql: String
     var arguments: [DatabaseValue]
@@ -12,73 +15,155 @@ struct MessageQuerySQL {
     var countSQL: String
     var countArguments: [DatabaseValue]
 
-    static let columns = """
-        id, created_at, level, label_id, text, metadata, file, function, line, thread_id, session_id
-        """
+    static let columns = "id, created_at, level, label_id, text, metadata, file, function, line, thread_id, session_id"
 
-    /// Resolves the query's label and session names against `connection` and builds its SQL;
-    /// `sql` is `nil` when the filters can match nothing. The name tables come back too, to
-    /// name the result rows.
-    static func resolving(
-        _ query: MessageQuery, connection: Connection
-    ) throws -> (sql: MessageQuerySQL?, labels: LabelNames, sessions: SessionIdentifiers) {
-        let labels = try LabelNames(connection: connection)
-        let sessions = try SessionIdentifiers(connection: connection)
-        let labelIDs = query.labels.isEmpty ? nil : query.labels.compactMap { labels.id(for: $0) }
-        let sessionIDs = query.sessions.isEmpty ? nil : query.sessions.compactMap { sessions.rowID(for: $0) }
-        return (MessageQuerySQL(query, labelIDs: labelIDs, sessionIDs: sessionIDs), labels, sessions)
+    /// Above this many index walks, one plain query is cheaper than the merge.
+    static let maximumArms = 64
+
+    /// Resolves the query's names and id range against `connection` and builds its SQL; `nil`
+    /// when the filters can match nothing.
+    static func resolving(_ query: MessageQuery, connection: Connection) throws -> MessageQuerySQL? {
+        var labelIDs: [Int64]?
+        if !query.labels.isEmpty {
+            labelIDs = try LabelNames(connection: connection).ids(for: query.labels)
+            if labelIDs?.isEmpty == true { return nil }
+        }
+        var sessionIDs: [Int64]?
+        if !query.sessions.isEmpty {
+            sessionIDs = try SessionIdentifiers(connection: connection).rowIDs(for: query.sessions)
+            if sessionIDs?.isEmpty == true { return nil }
+        }
+        var idRange: ClosedRange<Int64>?
+        if sessionIDs != nil || query.since != nil || query.until != nil {
+            guard let range = try blockRange(query, sessionIDs: sessionIDs, connection: connection) else { return nil }
+            idRange = range
+        }
+        return MessageQuerySQL(query, labelIDs: labelIDs, sessionIDs: sessionIDs, idRange: idRange)
     }
 
-    /// `nil` when the filters can match nothing (an unknown label or session).
-    init?(_ query: MessageQuery, labelIDs: [Int64]?, sessionIDs: [Int64]?) {
+    /// The ids that can hold messages of these sessions in this time window, from the blocks
+    /// that overlap them; `nil` when none do.
+    private static func blockRange(
+        _ query: MessageQuery, sessionIDs: [Int64]?, connection: Connection
+    ) throws -> ClosedRange<Int64>? {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
-        if let levels = query.levels {
-            if levels.lowerBound > .trace {
-                conditions.append("level >= \(levels.lowerBound.rawValue)")
-            }
-            if levels.upperBound < .critical {
-                conditions.append("level <= \(levels.upperBound.rawValue)")
-            }
-            // Repeating the partial index's own condition lets the planner use
-            // `messages_by_level` (it matches index conditions by their terms).
-            if levels.lowerBound >= .warning {
-                conditions.append("level >= 4")
-            }
-        }
-        if let labelIDs {
-            guard !labelIDs.isEmpty else { return nil }
-            conditions.append("label_id IN (\(labelIDs.map(String.init).joined(separator: ",")))")
-        }
         if let sessionIDs {
-            guard !sessionIDs.isEmpty else { return nil }
             conditions.append("session_id IN (\(sessionIDs.map(String.init).joined(separator: ",")))")
         }
         if let since = query.since {
-            conditions.append("created_at >= ?")
+            conditions.append("max_created_at >= ?")
             arguments.append(.real(since.timeIntervalSince1970))
         }
         if let until = query.until {
-            conditions.append("created_at < ?")
+            conditions.append("min_created_at < ?")
             arguments.append(.real(until.timeIntervalSince1970))
         }
-        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        self.countSQL = "SELECT count(*) FROM messages" + filter
-        self.countArguments = arguments
+        let statement = try connection.prepare(
+            "SELECT min(first_id), max(last_id) FROM message_blocks WHERE " + conditions.joined(separator: " AND "))
+        try statement.bind(arguments)
+        guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+        let lower = statement.int64(at: 0)
+        let upper = statement.int64(at: 1)
+        return lower <= upper ? lower...upper : nil
+    }
+
+    init(_ query: MessageQuery, labelIDs: [Int64]?, sessionIDs: [Int64]?, idRange: ClosedRange<Int64>?) {
+        var filters: [String] = []
+        var filterArguments: [DatabaseValue] = []
+        if let idRange {
+            filters.append("id BETWEEN \(idRange.lowerBound) AND \(idRange.upperBound)")
+        }
+        if let sessionIDs {
+            filters.append("session_id IN (\(sessionIDs.map(String.init).joined(separator: ",")))")
+        }
+        if let since = query.since {
+            filters.append("created_at >= ?")
+            filterArguments.append(.real(since.timeIntervalSince1970))
+        }
+        if let until = query.until {
+            filters.append("created_at < ?")
+            filterArguments.append(.real(until.timeIntervalSince1970))
+        }
+        let levels = query.levels ?? (.trace ... .critical)
+        let isAllLevels = levels == .trace ... .critical
+
+        // Counting needs no order: plain conditions, which the indexes cover.
+        var countConditions = filters
+        if let labelIDs {
+            countConditions.append("label_id IN (\(labelIDs.map(String.init).joined(separator: ",")))")
+        }
+        countConditions += Self.levelConditions(levels)
+        countSQL = "SELECT count(*) FROM messages" + Self.whereClause(countConditions)
+        countArguments = filterArguments
 
         let newestFirst = query.order == .newestFirst
+        var pageFilters = filters
+        var pageArguments = filterArguments
         if let cursor = query.cursor {
-            conditions.append(newestFirst ? "id < ?" : "id > ?")
-            arguments.append(.integer(cursor.lastID))
+            pageFilters.append(newestFirst ? "id < ?" : "id > ?")
+            pageArguments.append(.integer(cursor.lastID))
         }
-        var sql = "SELECT \(Self.columns) FROM messages"
-        if !conditions.isEmpty {
-            sql += " WHERE " + conditions.joined(separator: " AND ")
+        let order = newestFirst ? " ORDER BY id DESC" : " ORDER BY id ASC"
+        let limit = Int64(max(1, query.limit))
+
+        // One arm per index walk: (label, level) pairs with labels; else one arm per indexed
+        // level (warning and up) plus one primary-key walk for the levels below.
+        var arms: [[String]] = []
+        if let labelIDs {
+            for label in labelIDs {
+                for level in levels.lowerBound.rawValue...levels.upperBound.rawValue {
+                    arms.append(["label_id = \(label)", "level = \(level)"])
+                }
+            }
+        } else if !isAllLevels {
+            let indexed = LogStore.Level.warning.rawValue
+            if levels.lowerBound.rawValue < indexed {
+                let upper = min(levels.upperBound.rawValue, indexed - 1)
+                arms.append(["level BETWEEN \(levels.lowerBound.rawValue) AND \(upper)"])
+            }
+            if levels.upperBound.rawValue >= indexed {
+                for level in max(levels.lowerBound.rawValue, indexed)...levels.upperBound.rawValue {
+                    arms.append(["level = \(level)", "level >= \(indexed)"])
+                }
+            }
         }
-        sql += newestFirst ? " ORDER BY id DESC" : " ORDER BY id ASC"
-        sql += " LIMIT ?"
-        arguments.append(.integer(Int64(max(1, query.limit))))
-        self.sql = sql
-        self.arguments = arguments
+
+        if arms.count <= 1 || arms.count > Self.maximumArms {
+            var conditions = pageFilters
+            if let labelIDs {
+                conditions.append("label_id IN (\(labelIDs.map(String.init).joined(separator: ",")))")
+            }
+            conditions += Self.levelConditions(levels)
+            sql = "SELECT \(Self.columns) FROM messages" + Self.whereClause(conditions) + order + " LIMIT ?"
+            arguments = pageArguments + [.integer(limit)]
+        } else {
+            let parts = arms.map { arm in
+                "SELECT * FROM (SELECT \(Self.columns) FROM messages"
+                    + Self.whereClause(pageFilters + arm) + order + " LIMIT \(limit))"
+            }
+            sql = parts.joined(separator: " UNION ALL ") + order + " LIMIT \(limit)"
+            arguments = Array(repeating: pageArguments, count: arms.count).flatMap { $0 }
+        }
+    }
+
+    /// Conditions for a level range, repeating the partial index's own condition so the
+    /// planner can use `messages_by_level` (it matches index conditions by their terms).
+    private static func levelConditions(_ levels: ClosedRange<LogStore.Level>) -> [String] {
+        var conditions: [String] = []
+        if levels.lowerBound > .trace {
+            conditions.append("level >= \(levels.lowerBound.rawValue)")
+        }
+        if levels.lowerBound > .warning {
+            conditions.append("level >= \(LogStore.Level.warning.rawValue)")
+        }
+        if levels.upperBound < .critical {
+            conditions.append("level <= \(levels.upperBound.rawValue)")
+        }
+        return conditions
+    }
+
+    private static func whereClause(_ conditions: [String]) -> String {
+        conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     }
 }

@@ -10,6 +10,7 @@ extension LogStore {
         try await core.write { writer in
             try writer.connection.transaction {
                 try writer.connection.execute("DELETE FROM messages")
+                try writer.connection.execute("DELETE FROM message_blocks")
                 try writer.connection.run("DELETE FROM threads WHERE session_id <> ?", [.integer(writer.sessionRowID)])
                 try writer.connection.run("DELETE FROM sessions WHERE id <> ?", [.integer(writer.sessionRowID)])
                 try writer.connection.execute("DELETE FROM labels")
@@ -35,12 +36,14 @@ extension LogStore {
                     "SELECT id FROM sessions WHERE uuid IN (\(placeholders))", uuids.map(DatabaseValue.text))
                 for row in rows {
                     try connection.run("DELETE FROM messages WHERE session_id = ?", [.integer(row)])
+                    try connection.run("DELETE FROM message_blocks WHERE session_id = ?", [.integer(row)])
                     if row != writer.sessionRowID {
                         try connection.run("DELETE FROM threads WHERE session_id = ?", [.integer(row)])
                         try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(row)])
                     }
                 }
             }
+            writer.resetCaches()
             try connection.execute("PRAGMA incremental_vacuum")
         }
     }

@@ -1,0 +1,101 @@
+/// The arguments of one command, checked against its ``CommandSpec``.
+struct ParsedArguments: Sendable {
+    /// The positional arguments, as many as the spec names.
+    var positionals: [String] = []
+    /// Every value given per option name, in order.
+    var values: [String: [String]] = [:]
+    /// The flags given.
+    var flags: Set<String> = []
+    /// The arguments as typed (after the command name), to suggest the next command.
+    var raw: [String] = []
+
+    /// Whether `--name` was given.
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The last value of `--name`, when given.
+    func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value of a repeatable `--name`.
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+/// What parsing a command's arguments gives: its arguments, or a request for its help.
+enum ParseResult: Sendable {
+    case arguments(ParsedArguments)
+    case help
+}
+
+/// A command line that does not match what the command accepts: exit code 64 (`EX_USAGE`).
+struct UsageError: Error, Sendable, Equatable {
+    var message: String
+    /// The command whose usage to show, when known.
+    var command: String?
+}
+
+/// Parses `--name value`, `--name=value`, flags, `-h` / `--help`, and `--` (everything after it
+/// is positional). Options and positionals may come in any order.
+enum ArgumentParser {
+    static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParseResult {
+        var parsed = ParsedArguments(raw: arguments)
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                parsed.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if argument == "-h" || argument == "--help" { return .help }
+            guard argument.hasPrefix("--") else {
+                throw UsageError(message: "unknown option '\(argument)'", command: spec.name)
+            }
+            let body = argument.dropFirst(2)
+            let name: String
+            var inlineValue: String?
+            if let equals = body.firstIndex(of: "=") {
+                name = String(body[..<equals])
+                inlineValue = String(body[body.index(after: equals)...])
+            } else {
+                name = String(body)
+            }
+            guard let option = spec.option(named: name) else {
+                throw UsageError(message: "unknown option '--\(name)'", command: spec.name)
+            }
+            guard option.takesValue else {
+                if inlineValue != nil {
+                    throw UsageError(message: "option '--\(name)' takes no value", command: spec.name)
+                }
+                parsed.flags.insert(name)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count else {
+                    throw UsageError(message: "option '--\(name)' needs a value", command: spec.name)
+                }
+                value = arguments[index]
+                index += 1
+            }
+            parsed.values[name, default: []].append(value)
+        }
+        try checkPositionals(parsed.positionals, for: spec)
+        return .arguments(parsed)
+    }
+
+    private static func checkPositionals(_ positionals: [String], for spec: CommandSpec) throws(UsageError) {
+        if positionals.count < spec.positionals.count {
+            let missing = spec.positionals[positionals.count...].map { "<\($0.name)>" }.joined(separator: " ")
+            throw UsageError(message: "missing \(missing)", command: spec.name)
+        }
+        if positionals.count > spec.positionals.count {
+            throw UsageError(message: "unexpected argument '\(positionals[spec.positionals.count])'", command: spec.name)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+/// What a command accepts, used both to parse its arguments and to print its help.
+struct CommandSpec: Sendable {
+    /// The command's name (`messages`).
+    var name: String
+    /// One line for `logstore --help`.
+    var summary: String
+    /// Required positional arguments, in order.
+    var positionals: [Positional] = []
+    /// Options (`--name` flags and `--name value` options).
+    var options: [OptionSpec] = []
+    /// Paragraphs printed after the options: examples, value formats.
+    var discussion: String = ""
+
+    /// A required positional argument.
+    struct Positional: Sendable {
+        /// The placeholder shown in usage (`store`).
+        var name: String
+        var help: String
+    }
+
+    /// The usage line: `logstore messages <store> [options]`.
+    var usage: String {
+        var parts = ["logstore", name]
+        parts += positionals.map { "<\($0.name)>" }
+        if !options.isEmpty { parts.append("[options]") }
+        return parts.joined(separator: " ")
+    }
+
+    /// The full `--help` text.
+    var help: String {
+        var lines = [summary, "", "Usage: \(usage)"]
+        if !positionals.isEmpty {
+            lines += ["", "Arguments:"]
+            lines += Self.table(positionals.map { ("<\($0.name)>", $0.help) })
+        }
+        let rows = options.map { ($0.synopsis, $0.help) } + [("-h, --help", "Show this help.")]
+        lines += ["", "Options:"]
+        lines += Self.table(rows)
+        if !discussion.isEmpty { lines += ["", discussion] }
+        return lines.joined(separator: "\n")
+    }
+
+    func option(named name: String) -> OptionSpec? {
+        options.first { $0.name == name }
+    }
+
+    /// Two aligned columns, indented.
+    static func table(_ rows: [(String, String)]) -> [String] {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { left, right in
+            "  " + left.padding(toLength: width + 2, withPad: " ", startingAt: 0) + right
+        }
+    }
+}
+
+/// One `--name` option of a command.
+struct OptionSpec: Sendable {
+    /// The long name without dashes (`level`).
+    var name: String
+    var kind: Kind
+    var help: String
+
+    enum Kind: Sendable {
+        /// Present or not: `--json`.
+        case flag
+        /// Takes a value: `--limit 20` or `--limit=20`; given twice, the last wins.
+        case value(placeholder: String)
+        /// Takes a value and may be repeated: `--label http --label db`.
+        case repeatable(placeholder: String)
+    }
+
+    var takesValue: Bool {
+        if case .flag = kind { return false }
+        return true
+    }
+
+    var synopsis: String {
+        switch kind {
+        case .flag: "--\(name)"
+        case .value(let placeholder): "--\(name) <\(placeholder)>"
+        case .repeatable(let placeholder): "--\(name) <\(placeholder)>..."
+        }
+    }
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, kind: .flag, help: help)
+    }
+
+    static func value(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, kind: .value(placeholder: placeholder), help: help)
+    }
+
+    static func repeatable(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, kind: .repeatable(placeholder: placeholder), help: help)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import LogStore
+
+/// Turns option values into typed values, with a usage error that says what was expected.
+enum ValueParsers {
+    /// `warning` means warning and above; `info...error` is an inclusive range.
+    static func levels(_ text: String, option: String = "level") throws(UsageError) -> ClosedRange<LogStore.Level> {
+        let names = LogStore.Level.allCases.map(\.name).joined(separator: ", ")
+        let expected = "expected a level (\(names)) or a range such as info...error"
+        if let separator = text.range(of: "...") {
+            guard let lower = LogStore.Level(name: String(text[..<separator.lowerBound])),
+                let upper = LogStore.Level(name: String(text[separator.upperBound...]))
+            else { throw invalid(option, text, expected) }
+            guard lower <= upper else {
+                throw invalid(option, text, "the first level must not be above the second")
+            }
+            return lower...upper
+        }
+        guard let level = LogStore.Level(name: text) else { throw invalid(option, text, expected) }
+        return level ... .critical
+    }
+
+    /// ISO 8601 (`2025-03-01T12:00:00Z`, with optional fractions or offset; a date alone means
+    /// its midnight UTC) or a time ago: `90s`, `15m`, `2h`, `3d`, `1w`.
+    static func date(_ text: String, option: String, now: Date) throws(UsageError) -> Date {
+        if let ago = relativeSeconds(text) {
+            return now.addingTimeInterval(-ago)
+        }
+        if let date = isoDate(text) { return date }
+        throw invalid(option, text, "expected an ISO 8601 date (2025-03-01T12:00:00Z) or a time ago (15m, 2h, 3d)")
+    }
+
+    static func relativeSeconds(_ text: String) -> TimeInterval? {
+        guard let unit = text.last, let amount = Double(text.dropLast()), amount >= 0,
+            text.dropLast().allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+        else { return nil }
+        switch unit {
+        case "s": return amount
+        case "m": return amount * 60
+        case "h": return amount * 3600
+        case "d": return amount * 86_400
+        case "w": return amount * 604_800
+        default: return nil
+        }
+    }
+
+    static func isoDate(_ text: String) -> Date? {
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+        let dateOnly = Date.ISO8601FormatStyle().year().month().day()
+        return try? dateOnly.parse(text)
+    }
+
+    /// A whole number within `range`.
+    static func integer(_ text: String, option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")), range.contains(value) else {
+            let bound = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+            throw invalid(option, text, "expected a whole number \(bound)")
+        }
+        return value
+    }
+
+    static func uuid(_ text: String, option: String) throws(UsageError) -> UUID {
+        guard let uuid = UUID(uuidString: text) else {
+            throw invalid(option, text, "expected a session id such as 6F9619FF-8B86-D011-B42D-00C04FC964FF")
+        }
+        return uuid
+    }
+
+    static func cursor(_ text: String, option: String) throws(UsageError) -> MessageQuery.Cursor {
+        guard let cursor = MessageQuery.Cursor(text) else {
+            throw invalid(option, text, "expected a cursor printed by an earlier page, such as m1234")
+        }
+        return cursor
+    }
+
+    private static func invalid(_ option: String, _ text: String, _ expected: String) -> UsageError {
+        UsageError(message: "invalid value '\(text)' for --\(option): \(expected)")
+    }
+}

@@ -1,0 +1,50 @@
+import LogStore
+
+/// `logstore info <store> [--json]`: what a store holds and how it is doing.
+enum InfoCommand: Command {
+    static let spec = CommandSpec(
+        name: "info",
+        summary: "Show what a store holds: counts, sizes, versions, dates.",
+        positionals: [.init(name: "store", help: "The store directory.")],
+        options: [.flag("json", "Print LogStore.Info as JSON (pretty, sorted keys, ISO 8601 dates).")])
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
+        let path = arguments.positionals[0]
+        let info = try await StoreAccess.withReadonlyStore(path) { try await $0.info() }
+        if arguments.flag("json") {
+            console.line(try JSONOutput.pretty(info))
+            return
+        }
+        for line in lines(info, path: StoreAccess.url(path).path) { console.line(line) }
+    }
+
+    static func lines(_ info: LogStore.Info, path: String) -> [String] {
+        var blobs = Format.bytes(info.blobsSize)
+        if info.blobsDecompressedSize != info.blobsSize {
+            blobs += " (\(Format.bytes(info.blobsDecompressedSize)) decompressed)"
+        }
+        var rows: [(String, String)] = [
+            ("Store", path),
+            ("Store ID", info.storeId.uuidString),
+            ("Messages", Format.count(info.messageCount)),
+            ("Tasks", Format.count(info.taskCount)),
+            ("Blobs", Format.count(info.blobCount)),
+            ("Sessions", Format.count(info.sessionCount)),
+            ("Total size", Format.bytes(info.totalStoreSize)),
+            ("Database size", Format.bytes(info.databaseSize)),
+            ("Blobs size", blobs),
+            ("Created", Format.timestamp(info.creationDate)),
+            ("Modified", Format.timestamp(info.modifiedDate)),
+            ("Last sweep", info.lastSweepDate.map(Format.timestamp) ?? "never"),
+            ("Store version", info.storeVersion.description),
+            ("Schema version", info.schemaVersion.description),
+            ("Library version", info.libraryVersion.description),
+            ("Dropped events", Format.count(info.droppedEventCount)),
+            ("Write errors", Format.count(info.writeErrorCount)),
+        ]
+        if let lastWriteError = info.lastWriteError {
+            rows.append(("Last write error", lastWriteError))
+        }
+        return Format.fields(rows)
+    }
+}

@@ -1,0 +1,41 @@
+import LogStore
+
+/// One message as one human-readable line:
+/// `2025-03-01T12:00:00.123Z WARNING  http   GET /orders 503 (1204 ms)  request_id=4f1c status=503`.
+enum MessageFormat {
+    /// The line for `message`; `labelWidth` aligns the text column across a page.
+    static func line(_ message: LogStore.Message, labelWidth: Int, style: TextStyle) -> String {
+        let label = Format.escaped(message.label)
+        let paddedLabel = label.count >= labelWidth
+            ? label : label + String(repeating: " ", count: labelWidth - label.count)
+        var line = style.dim(Format.timestamp(message.createdAt)) + " " + style.level(message.level) + " "
+            + style.cyan(paddedLabel) + " " + Format.escaped(message.text)
+        if !message.metadata.isEmpty {
+            line += "  " + style.dim(metadata(message.metadata))
+        }
+        return line
+    }
+
+    /// `key=value` pairs sorted by key; nested dictionaries as `{key=value …}`, arrays as
+    /// `[a,b]`; values with spaces, quotes or `=` are quoted.
+    static func metadata(_ metadata: LogStore.Metadata) -> String {
+        metadata.keys.sorted().map { key in
+            "\(Format.escaped(key))=\(value(metadata[key] ?? .string("")))"
+        }.joined(separator: " ")
+    }
+
+    private static func value(_ value: LogStore.MetadataValue) -> String {
+        switch value {
+        case .string(let text): return scalar(text)
+        case .stringConvertible(let convertible): return scalar(convertible.description)
+        case .dictionary(let dictionary): return "{" + metadata(dictionary) + "}"
+        case .array(let values): return "[" + values.map(Self.value).joined(separator: ",") + "]"
+        }
+    }
+
+    private static func scalar(_ text: String) -> String {
+        let needsQuotes = text.isEmpty || text.contains { " =\"{}[],".contains($0) }
+        guard needsQuotes else { return Format.escaped(text) }
+        return "\"" + Format.escaped(text.replacingOccurrences(of: "\"", with: "\\\"")) + "\""
+    }
+}

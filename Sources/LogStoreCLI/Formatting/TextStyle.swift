@@ -1,0 +1,32 @@
+import LogStore
+
+/// ANSI colours for human output; every method returns its text unchanged when colours are off.
+struct TextStyle: Sendable {
+    let enabled: Bool
+
+    private func wrap(_ text: String, _ code: String) -> String {
+        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    func bold(_ text: String) -> String { wrap(text, "1") }
+    func dim(_ text: String) -> String { wrap(text, "2") }
+    func cyan(_ text: String) -> String { wrap(text, "36") }
+    func yellow(_ text: String) -> String { wrap(text, "33") }
+    func red(_ text: String) -> String { wrap(text, "31") }
+
+    /// A level's name, upper-cased and padded to the widest (`CRITICAL`), in its colour.
+    func level(_ level: LogStore.Level) -> String {
+        let name = level.name.uppercased().padding(toLength: Self.levelWidth, withPad: " ", startingAt: 0)
+        switch level {
+        case .trace: return wrap(name, "2")
+        case .debug: return wrap(name, "34")
+        case .info: return wrap(name, "32")
+        case .notice: return wrap(name, "36")
+        case .warning: return wrap(name, "33")
+        case .error: return wrap(name, "1;31")
+        case .critical: return wrap(name, "1;97;41")
+        }
+    }
+
+    static let levelWidth = LogStore.Level.allCases.map(\.name.count).max() ?? 8
+}

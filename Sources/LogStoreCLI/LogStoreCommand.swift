@@ -1,0 +1,142 @@
+import Foundation
+import Glibc
+import LogStore
+
+/// The `logstore` command: look into a store from a shell.
+///
+/// ```swift
+/// var output = ""
+/// var errors = ""
+/// let status = await LogStoreCommand.run(["info", "/var/log/app.logstore", "--json"],
+///                                        output: &output, error: &errors)
+/// ```
+///
+/// Exit statuses: 0 on success, 1 when the work failed (a missing or invalid store, a write
+/// error), 64 (`EX_USAGE`) for an unknown command or option or a malformed value.
+public enum LogStoreCommand {
+    /// Runs the command line in `arguments` (without the program name).
+    ///
+    /// - Parameters:
+    ///   - arguments: for example `["messages", "app.logstore", "--level", "warning"]`.
+    ///   - output: receives the results (written in chunks as they come).
+    ///   - error: receives errors and usage messages.
+    ///   - environment: colours and the clock; default none and the real clock.
+    /// - Returns: the exit status.
+    public static func run<Output: TextOutputStream, ErrorOutput: TextOutputStream>(
+        _ arguments: [String],
+        output: inout Output,
+        error: inout ErrorOutput,
+        environment: CommandEnvironment = CommandEnvironment()
+    ) async -> Int32 {
+        var console = Console(output: output, errorOutput: error, environment: environment)
+        let status = await run(arguments, console: &console)
+        console.flush()
+        // The console wrote to copies of the streams; hand the written streams back (this matters
+        // for value types such as `String`).
+        if let written = console.output as? Output { output = written }
+        if let written = console.errorOutput as? ErrorOutput { error = written }
+        return status
+    }
+
+    /// Runs the process's own command line on standard output and standard error, then exits
+    /// with the status. The whole of the `logstore` executable.
+    public static func main() async -> Never {
+        var output = StandardStream.output
+        var error = StandardStream.error
+        let status = await run(
+            Array(CommandLine.arguments.dropFirst()), output: &output, error: &error, environment: .current)
+        exit(status)
+    }
+
+    /// Every subcommand, in the order `--help` lists them.
+    static let commands: [any Command.Type] = [
+        DemoCommand.self, InfoCommand.self, MessagesCommand.self, SessionsCommand.self,
+    ]
+
+    static let usageStatus: Int32 = 64
+
+    private static func run(_ arguments: [String], console: inout Console) async -> Int32 {
+        guard let first = arguments.first else {
+            console.errorLine(help)
+            return usageStatus
+        }
+        switch first {
+        case "-h", "--help":
+            console.line(help)
+            return 0
+        case "help":
+            return helpCommand(Array(arguments.dropFirst()), console: &console)
+        case "--version":
+            console.line("logstore \(LogStore.Version.library)")
+            return 0
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.spec.name == first }) else {
+            let kind = first.hasPrefix("-") ? "option" : "command"
+            return usage(UsageError(message: "unknown \(kind) '\(first)'"), console: &console)
+        }
+        return await run(command, Array(arguments.dropFirst()), console: &console)
+    }
+
+    private static func run(_ command: any Command.Type, _ arguments: [String], console: inout Console) async -> Int32 {
+        do {
+            switch try ArgumentParser.parse(arguments, for: command.spec) {
+            case .help:
+                console.line(command.spec.help)
+                return 0
+            case .arguments(let parsed):
+                try await command.run(parsed, console: &console)
+                return 0
+            }
+        } catch var error as UsageError {
+            error.command = error.command ?? command.spec.name
+            return usage(error, console: &console)
+        } catch {
+            console.errorLine("logstore: \(oneLine(String(describing: error)))")
+            return 1
+        }
+    }
+
+    private static func helpCommand(_ arguments: [String], console: inout Console) -> Int32 {
+        guard let name = arguments.first else {
+            console.line(help)
+            return 0
+        }
+        guard let command = commands.first(where: { $0.spec.name == name }) else {
+            return usage(UsageError(message: "unknown command '\(name)'"), console: &console)
+        }
+        console.line(command.spec.help)
+        return 0
+    }
+
+    private static func usage(_ error: UsageError, console: inout Console) -> Int32 {
+        console.errorLine("logstore: \(error.message)")
+        if let name = error.command, let command = commands.first(where: { $0.spec.name == name }) {
+            console.errorLine("Usage: \(command.spec.usage)")
+            console.errorLine("Run 'logstore \(name) --help' for its options.")
+        } else {
+            console.errorLine("Run 'logstore --help' for the commands.")
+        }
+        return usageStatus
+    }
+
+    /// The top-level help: every command with its summary.
+    static var help: String {
+        var lines = [
+            "logstore: look into a LogStore store (a *.logstore directory).", "",
+            "Usage: logstore <command> <store> [options]", "", "Commands:",
+        ]
+        lines += CommandSpec.table(commands.map { ($0.spec.name, $0.spec.summary) })
+        lines += [
+            "", "Run 'logstore <command> --help' for a command's options.",
+            "Start with: logstore demo demo.logstore && logstore info demo.logstore",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Errors go on one line, whatever their description holds.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}
