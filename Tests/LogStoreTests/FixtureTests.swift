@@ -1,0 +1,57 @@
+import Foundation
+import LogStore
+import Testing
+
+/// Stores made by earlier versions keep opening (see Fixtures/README.md). Each test works on a
+/// copy: opening a store writes to it.
+@Suite struct FixtureTests {
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    private func withCopy<T>(of name: String, _ body: (URL) async throws -> T) async throws -> T {
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent(name), to: copy)
+            return try await body(copy)
+        }
+    }
+
+    @Test func storeV1OpensAndReadsEverything() async throws {
+        try await withCopy(of: "store-v1.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [])
+            let info = try await store.info()
+            #expect(info.messageCount == 500)
+            #expect(info.storeVersion == LogStore.Version(1, 0, 0))
+            #expect(info.sessionCount == 3)  // the fixture's two, and this open's
+            #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 31)
+            #expect(try await store.count(MessageQuery(levels: .critical ... .critical)) == 2)
+            #expect(try await store.count(MessageQuery(labels: ["http"])) == 112)
+
+            let oldest = try await store.messages(MessageQuery(order: .oldestFirst, limit: 1))
+            #expect(oldest.messages.first?.text
+                == "INSERT INTO order_items (order_id, sku, quantity, price) VALUES ($1, $2, $3, $4) (2.3 ms)")
+            let sessions = try await store.sessions()
+            #expect(sessions.prefix(2).map(\.id.uuidString) == [
+                "A671E285-8A0F-4DC1-BACF-0B69A11A6152", "B3D41671-1375-44C7-A2E6-4577075E5773",
+            ])
+            let firstSession = try #require(sessions.first?.id)
+            #expect(try await store.count(MessageQuery(sessions: [firstSession])) == 250)
+
+            // It takes new messages beside the old ones.
+            store.storeMessage(label: "fixture", level: .info, message: "written by this version")
+            try await store.flush()
+            #expect(try await store.count(MessageQuery()) == 501)
+            try await store.close()
+        }
+    }
+
+    @Test func storeV1OpensReadOnly() async throws {
+        try await withCopy(of: "store-v1.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            #expect(try await store.info().messageCount == 500)
+            #expect(try await store.sessions().count == 2)
+            try await store.close()
+        }
+    }
+}
