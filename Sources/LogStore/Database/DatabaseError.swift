@@ -11,6 +11,8 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     public let message: String
     /// The SQL statement that failed, when the failure belongs to one.
     public let sql: String?
+    /// The operating system's `errno` behind an I/O or open failure (0 when none).
+    public let systemErrno: Int32
 
     /// The primary result code (the low byte of ``extendedCode``).
     public var code: Int32 { extendedCode & 0xFF }
@@ -24,11 +26,16 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// Whether another connection holds a lock that did not clear within the busy timeout.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 
-    init(extendedCode: Int32, message: String, sql: String? = nil) {
+    init(extendedCode: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
+        self.systemErrno = systemErrno
     }
+
+    /// Whether SQLite could not open a file (permissions, read-only file system, missing
+    /// directory); ``systemErrno`` says why.
+    public var isCannotOpen: Bool { code == SQLITE_CANTOPEN }
 
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
@@ -63,6 +70,7 @@ extension DatabaseError {
         } else {
             message = String(cString: sqlite3_errstr(resultCode))
         }
-        self.init(extendedCode: code, message: message, sql: sql)
+        let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
+        self.init(extendedCode: code, message: message, sql: sql, systemErrno: systemErrno)
     }
 }

@@ -1,3 +1,5 @@
+import CSQLite
+
 /// A value stored in or bound to SQLite, for the read-only SQL entry point.
 public enum DatabaseValue: Sendable, Hashable, Codable {
     case null
@@ -58,6 +60,9 @@ public struct DatabaseRow: Sendable, Hashable {
 /// A read-only view of the database handed to ``LogStore/read(_:)``; valid only inside the closure.
 public struct SQLReader: ~Copyable {
     let connection: Connection
+    /// Whether this is the writer's connection (in-memory and unsafe stores), which is not
+    /// opened read-only: `query_only` guards it, and SQL could turn that off.
+    let isWriterConnection: Bool
 
     /// Runs a query and returns every row.
     ///
@@ -67,6 +72,13 @@ public struct SQLReader: ~Copyable {
     /// - Throws: ``DatabaseError`` when the SQL is invalid or tries to write.
     public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [DatabaseRow] {
         let statement = try connection.prepare(sql)
+        // On the writer's connection `query_only` is the only guard and the SQL itself could turn
+        // it off: refuse statements that write before they run. (Reader connections are opened
+        // read-only, so SQLite refuses there, and pragma reads such as `journal_mode` still work.)
+        guard !isWriterConnection || sqlite3_stmt_readonly(statement.handle) != 0 else {
+            throw DatabaseError(
+                extendedCode: SQLITE_READONLY, message: "only read-only statements can run here", sql: sql)
+        }
         try statement.bind(arguments)
         let columns = (0..<statement.columnCount).map(statement.columnName(at:))
         var rows: [DatabaseRow] = []
@@ -79,5 +91,15 @@ public struct SQLReader: ~Copyable {
     /// The first column of the first row, or `nil` when there is no row.
     public func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
         try rows(sql, arguments).first?.values.first
+    }
+
+    /// Rolls back a transaction the caller's SQL began and left open (`BEGIN` is a read-only
+    /// statement): on a pooled reader it would pin an old snapshot, and on the writer's own
+    /// connection it would make every later commit fail. The corresponding C function is
+    /// `sqlite3_get_autocommit`.
+    func endOpenTransaction() {
+        guard sqlite3_get_autocommit(connection.handle) == 0 else { return }
+        // Only a read can be undone here; a failure leaves nothing worse than before.
+        _ = try? connection.execute("ROLLBACK")
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// ``StoreWriter``).
 final class BatchWriter {
     let connection: Connection
-    let sessionRowID: Int64
+    let session: SessionRecord
+    var sessionRowID: Int64 { session.rowID }
     private var labelIDs: [String: Int64] = [:]
     /// Thread names already recorded in `threads` for this session.
     private var threadNames: [Int32: String] = [:]
@@ -31,9 +32,9 @@ final class BatchWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    init(connection: Connection, sessionRowID: Int64) {
+    init(connection: Connection, session: SessionRecord) {
         self.connection = connection
-        self.sessionRowID = sessionRowID
+        self.session = session
     }
 
     /// Inserts events in one transaction (skipping the holes the overflow policy left); on
@@ -41,6 +42,7 @@ final class BatchWriter {
     func commit(_ events: [LogStore.Event?], dropNotice: LogStore.Event.MessageCreated?) throws {
         do {
             try connection.transaction {
+                try restoreSessionRow()
                 batchRange = MessageRange()
                 if let dropNotice { try insert(dropNotice) }
                 for case let event? in events {
@@ -78,6 +80,18 @@ final class BatchWriter {
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
         }
+    }
+
+    /// Puts this session's row back if another process's `removeAll` or `removeSessions`
+    /// deleted it while this one is still logging (its messages must have a session to belong
+    /// to). One statement per batch.
+    private func restoreSessionRow() throws {
+        try connection.cachedStatement(
+            "INSERT OR IGNORE INTO sessions (id, uuid, started_at, app, host) VALUES (?, ?, ?, ?, ?)"
+        ).bindAndRun([
+            .integer(session.rowID), .text(session.uuid), .real(session.startedAt), .text(session.app),
+            .text(session.host),
+        ])
     }
 
     /// Extends the open block with this batch's messages, or starts a new block.
@@ -161,4 +175,15 @@ struct MessageRange {
         maxCreatedAt = max(maxCreatedAt, createdAt)
         count += 1
     }
+}
+
+/// The current session's row, kept by the writer so it can restore it.
+struct SessionRecord: Sendable {
+    var rowID: Int64
+    var uuid: String
+    var startedAt: Double
+    /// `AppSnapshot` as JSON.
+    var app: String
+    /// `HostSnapshot` as JSON.
+    var host: String
 }

@@ -287,6 +287,9 @@ final class StoreWriter: Sendable {
             return control.jobs
         }
         guard !jobs.isEmpty else { return false }
+        // `perform` promises its work runs after the events accepted before the call: one may
+        // have arrived after this round's batch was taken, so commit what is waiting first.
+        _ = writePendingEvents()
         database.withLock { writer in
             for job in jobs { job.run(writer) }
         }

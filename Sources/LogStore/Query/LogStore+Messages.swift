@@ -52,8 +52,12 @@ extension LogStore {
                     threadName: threads.name(session: statement.int64(at: 10), thread: statement.int64(at: 9)),
                     sessionID: sessions.uuid(for: statement.int64(at: 10))))
         }
-        let isFullPage = messages.count == max(1, query.limit)
-        let next = isFullPage ? messages.last.map { MessageQuery.Cursor(lastID: $0.id) } : nil
+        // The SQL asks for one row past the page (see `MessageQuerySQL`): a next page exists only
+        // when that row came back, so the last page has no cursor even when it is full.
+        let pageSize = max(1, query.limit)
+        let hasNextPage = messages.count > pageSize
+        if hasNextPage { messages.removeLast(messages.count - pageSize) }
+        let next = hasNextPage ? messages.last.map { MessageQuery.Cursor(lastID: $0.id) } : nil
         return MessagePage(messages: messages, nextCursor: next)
     }
 
@@ -83,7 +87,12 @@ struct LabelNames {
         }
     }
 
-    func ids(for names: [String]) -> [Int64] { names.compactMap { ids[$0] } }
+    /// The ids of the known names, each once: a label named twice must not become two index
+    /// walks, which would return its messages twice.
+    func ids(for names: [String]) -> [Int64] {
+        var seen = Set<Int64>()
+        return names.compactMap { ids[$0] }.filter { seen.insert($0).inserted }
+    }
     func name(for id: Int64) -> String { names[id] ?? "" }
 }
 

@@ -105,7 +105,8 @@ struct MessageQuerySQL {
             pageArguments.append(.integer(cursor.lastID))
         }
         let order = newestFirst ? " ORDER BY id DESC" : " ORDER BY id ASC"
-        let limit = Int64(max(1, query.limit))
+        // One row more than a page: whether it comes back tells if another page follows.
+        let limit = Int64(max(1, query.limit)) + 1
 
         // One arm per index walk: (label, level) pairs with labels; else one arm per indexed
         // level (warning and up) plus one primary-key walk for the levels below.

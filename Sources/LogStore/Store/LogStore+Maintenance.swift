@@ -4,6 +4,9 @@ extension LogStore {
     /// Deletes every message and every earlier session; the current session stays (it keeps
     /// logging). Freed pages go back to the file system.
     ///
+    /// Another process logging into the same store keeps working: its writer restores its own
+    /// session row with its next batch, and label names are kept (they are shared and tiny).
+    ///
     /// - Throws: ``Error/readonly`` for a read-only store; ``Error/closed`` after ``close()``.
     public func removeAll() async throws {
         try checkWritable()
@@ -13,7 +16,6 @@ extension LogStore {
                 try writer.connection.execute("DELETE FROM message_blocks")
                 try writer.connection.run("DELETE FROM threads WHERE session_id <> ?", [.integer(writer.sessionRowID)])
                 try writer.connection.run("DELETE FROM sessions WHERE id <> ?", [.integer(writer.sessionRowID)])
-                try writer.connection.execute("DELETE FROM labels")
             }
             writer.resetCaches()
             try writer.connection.execute("PRAGMA incremental_vacuum")
@@ -85,8 +87,12 @@ extension LogStore {
         return try await core.read { connection in
             // Reads that borrow the writer's connection must not write through it.
             if readonlyWriterConnection { try connection.execute("PRAGMA query_only = ON") }
-            defer { if readonlyWriterConnection { _ = try? connection.execute("PRAGMA query_only = OFF") } }
-            return try body(SQLReader(connection: connection))
+            let reader = SQLReader(connection: connection, isWriterConnection: readonlyWriterConnection)
+            defer {
+                reader.endOpenTransaction()
+                if readonlyWriterConnection { _ = try? connection.execute("PRAGMA query_only = OFF") }
+            }
+            return try body(reader)
         }
     }
 }

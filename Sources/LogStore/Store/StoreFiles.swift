@@ -67,6 +67,17 @@ enum StoreFiles {
         }
     }
 
+    /// Why no file can be created in `directory` (an errno), or `nil` when one can. Used only to
+    /// explain a failure.
+    static func creationError(in directory: URL) -> Int32? {
+        let probe = directory.appendingPathComponent(".logstore-probe-\(UUID().uuidString)")
+        let descriptor = open(probe.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return Glibc.errno }
+        close(descriptor)
+        unlink(probe.path)
+        return nil
+    }
+
     /// The bytes a file takes, or 0 when it does not exist.
     static func fileSize(_ url: URL) -> Int64 {
         var info = stat()

@@ -36,10 +36,10 @@ enum StoreOpener {
         let previousHost = try previousSessionHost(connection)
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
-        let sessionRowID = try insertSession(current, into: connection)
+        let sessionRecord = try insertSession(current, into: connection)
 
         let writer = StoreWriter(
-            batchWriter: BatchWriter(connection: connection, sessionRowID: sessionRowID),
+            batchWriter: BatchWriter(connection: connection, session: sessionRecord),
             buffer: buffer, configuration: configuration)
         writer.start()
         let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)
@@ -164,12 +164,20 @@ enum StoreOpener {
         return connection
     }
 
-    /// Turns SQLite's "not a database" into a store error that names the directory.
+    /// Turns SQLite's "not a database" and "cannot open" into store errors that name the file.
     private static func translate<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError where error.isCorrupt {
             throw LogStore.Error.storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+        } catch let error as DatabaseError where error.isCannotOpen {
+            // SQLite reports the errno of its last attempt (often the WAL's), which can mislead:
+            // a directory nobody may create files in is the usual cause, so say that when true.
+            if let code = StoreFiles.creationError(in: directory) {
+                throw LogStore.Error.fileSystem(directory, operation: "create files in", errno: code)
+            }
+            throw LogStore.Error.fileSystem(
+                StoreFiles.databaseURL(in: directory), operation: "open", errno: error.systemErrno)
         } catch let error as DatabaseError {
             throw LogStore.Error.database(error)
         }
@@ -183,15 +191,15 @@ enum StoreOpener {
         return try? StoreJSON.decoder.decode(HostSnapshot.self, from: Data(json.utf8))
     }
 
-    private static func insertSession(_ session: LogStore.Session, into connection: Connection) throws -> Int64 {
-        let app = String(decoding: try StoreJSON.compactEncoder.encode(session.app), as: UTF8.self)
-        let host = String(decoding: try StoreJSON.compactEncoder.encode(session.host), as: UTF8.self)
-        let statement = try connection.prepare("INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)")
-        statement.bind(session.id.uuidString, at: 1)
-        statement.bind(session.startDate.timeIntervalSince1970, at: 2)
-        statement.bind(app, at: 3)
-        statement.bind(host, at: 4)
-        try statement.run()
-        return connection.lastInsertRowID
+    private static func insertSession(_ session: LogStore.Session, into connection: Connection) throws -> SessionRecord {
+        var record = SessionRecord(
+            rowID: 0, uuid: session.id.uuidString, startedAt: session.startDate.timeIntervalSince1970,
+            app: String(decoding: try StoreJSON.compactEncoder.encode(session.app), as: UTF8.self),
+            host: String(decoding: try StoreJSON.compactEncoder.encode(session.host), as: UTF8.self))
+        try connection.run(
+            "INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)",
+            [.text(record.uuid), .real(record.startedAt), .text(record.app), .text(record.host)])
+        record.rowID = connection.lastInsertRowID
+        return record
     }
 }
