@@ -5,6 +5,9 @@ import Foundation
 /// Prints each figure beside a baseline measured in the same run, as a Markdown table (for the
 /// README), and optionally writes `{"figures":[{name, value, baseline, ratio, unit}]}`.
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == CBaselineProcess.flag {
+    exit(CBaselineProcess.runChild(Array(arguments.dropFirst())))
+}
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--json FILE]

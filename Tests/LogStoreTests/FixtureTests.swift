@@ -33,7 +33,7 @@ import Testing
                 == "INSERT INTO order_items (order_id, sku, quantity, price) VALUES ($1, $2, $3, $4) (2.3 ms)")
             let sessions = try await store.sessions()
             #expect(sessions.prefix(2).map(\.id.uuidString) == [
-                "A671E285-8A0F-4DC1-BACF-0B69A11A6152", "B3D41671-1375-44C7-A2E6-4577075E5773",
+                "49E2D806-AA45-435D-9507-D81AD306824A", "6967CE04-55E4-4897-9695-78ED10F14565",
             ])
             let firstSession = try #require(sessions.first?.id)
             #expect(try await store.count(MessageQuery(sessions: [firstSession])) == 250)

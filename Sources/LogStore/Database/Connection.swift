@@ -61,7 +61,8 @@ final class Connection {
         try check(sqlite3_exec(handle, sql, nil, nil, nil), handle, sql: sql)
     }
 
-    /// A prepared statement from this connection's cache, reset and with its bindings cleared.
+    /// A prepared statement from this connection's cache, reset; the caller binds every
+    /// parameter (earlier bindings stay, so their buffers are reused).
     ///
     /// Statements are prepared with `SQLITE_PREPARE_PERSISTENT` because they live as long as
     /// the connection.

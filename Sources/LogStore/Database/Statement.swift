@@ -22,10 +22,10 @@ final class Statement {
         sqlite3_finalize(handle)
     }
 
-    /// Resets the statement for another run and clears its bindings.
+    /// Resets the statement for another run. Bindings stay: callers bind every parameter,
+    /// and keeping them lets SQLite reuse each parameter's buffer instead of allocating anew.
     func reset() {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
     }
 
     /// Advances to the next row: `true` when a row is ready, `false` when the statement is done.

@@ -18,6 +18,11 @@ final class BatchWriter {
     /// stay small (~250 rows per million messages), fine enough to narrow a scan to a few pages.
     static let messagesPerBlock = 4096
 
+    /// This batch's messages per (label id, level), at `labelID * levelCount + level`, and the
+    /// slots it touched: flushed into `message_counts` at the end of the batch.
+    private var batchCounts: [Int] = []
+    private var touchedCounts: [Int] = []
+
     /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
     private var metadataBuffer: [UInt8] = []
     /// Events whose commit failed, kept (already passed through `willHandleEvent`) for the retry.
@@ -51,9 +56,12 @@ final class BatchWriter {
                     }
                 }
                 try recordBlock()
+                try recordCounts()
             }
         } catch {
             resetCaches()
+            for slot in touchedCounts { batchCounts[slot] = 0 }
+            touchedCounts.removeAll(keepingCapacity: true)
             throw error
         }
     }
@@ -70,6 +78,8 @@ final class BatchWriter {
             metadataBuffer.removeAll(keepingCapacity: true)
             MetadataJSON.write(metadata, to: &metadataBuffer)
             metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 6) }
+        } else {
+            statement.bindNull(at: 6)
         }
         statement.bind(Self.lastPathComponent(message.file), at: 7)
         statement.bind(message.function, at: 8)
@@ -77,9 +87,36 @@ final class BatchWriter {
         statement.bind(Int64(message.threadID), at: 10)
         try statement.run()
         batchRange.add(id: connection.lastInsertRowID, createdAt: message.createdAt.timeIntervalSince1970)
+        count(labelID: labelID, level: message.level)
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
         }
+    }
+
+    private static let levelCount = LogStore.Level.allCases.count
+
+    private func count(labelID: Int64, level: LogStore.Level) {
+        let slot = Int(labelID) * Self.levelCount + Int(level.rawValue)
+        if slot >= batchCounts.count {
+            batchCounts.append(contentsOf: repeatElement(0, count: slot + 1 - batchCounts.count))
+        }
+        if batchCounts[slot] == 0 { touchedCounts.append(slot) }
+        batchCounts[slot] += 1
+    }
+
+    /// Adds this batch's per-label, per-level counts to `message_counts`.
+    private func recordCounts() throws {
+        for slot in touchedCounts {
+            try connection.cachedStatement("""
+                INSERT INTO message_counts (session_id, label_id, level, count) VALUES (?, ?, ?, ?)
+                ON CONFLICT (session_id, label_id, level) DO UPDATE SET count = count + excluded.count
+                """).bindAndRun([
+                    .integer(sessionRowID), .integer(Int64(slot / Self.levelCount)),
+                    .integer(Int64(slot % Self.levelCount)), .integer(Int64(batchCounts[slot])),
+                ])
+            batchCounts[slot] = 0
+        }
+        touchedCounts.removeAll(keepingCapacity: true)
     }
 
     /// Puts this session's row back if another process's `removeAll` or `removeSessions`

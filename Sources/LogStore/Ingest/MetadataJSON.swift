@@ -10,23 +10,26 @@ enum MetadataJSON {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Appends `metadata` as a JSON object to `output` (the writer reuses one buffer).
+    /// Appends `metadata` as a JSON object to `output` (the writer reuses one buffer), keys
+    /// sorted, without allocating for the sort.
     static func write(_ metadata: LogStore.Metadata, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        if metadata.count == 1, let (key, value) = metadata.first {
-            // The common case needs no sorting (and no sorted copy of the keys).
-            write(key, to: &output)
-            output.append(UInt8(ascii: ":"))
-            write(value, to: &output)
-        } else {
-            var first = true
-            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
+        withUnsafeTemporaryAllocation(of: LogStore.Metadata.Index.self, capacity: metadata.count) { buffer in
+            var indexes = buffer
+            var count = 0
+            for index in metadata.indices {
+                indexes.initializeElement(at: count, to: index)
+                count += 1
+            }
+            indexes.sort { metadata[$0].key < metadata[$1].key }
+            for (position, index) in indexes.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                let (key, value) = metadata[index]
                 write(key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 write(value, to: &output)
             }
+            _ = indexes.deinitialize()
         }
         output.append(UInt8(ascii: "}"))
     }

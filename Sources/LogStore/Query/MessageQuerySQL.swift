@@ -88,14 +88,27 @@ struct MessageQuerySQL {
         let levels = query.levels ?? (.trace ... .critical)
         let isAllLevels = levels == .trace ... .critical
 
-        // Counting needs no order: plain conditions, which the indexes cover.
-        var countConditions = filters
+        var labelCondition: [String] = []
         if let labelIDs {
-            countConditions.append("label_id IN (\(labelIDs.map(String.init).joined(separator: ",")))")
+            labelCondition.append("label_id IN (\(labelIDs.map(String.init).joined(separator: ",")))")
         }
-        countConditions += Self.levelConditions(levels)
-        countSQL = "SELECT count(*) FROM messages" + Self.whereClause(countConditions)
-        countArguments = filterArguments
+        if query.since == nil && query.until == nil {
+            // Sessions, labels and levels only: `message_counts` has the answer in a few rows.
+            var conditions = labelCondition
+            if let sessionIDs {
+                conditions.append("session_id IN (\(sessionIDs.map(String.init).joined(separator: ",")))")
+            }
+            if !isAllLevels {
+                conditions.append("level BETWEEN \(levels.lowerBound.rawValue) AND \(levels.upperBound.rawValue)")
+            }
+            countSQL = "SELECT coalesce(sum(count), 0) FROM message_counts" + Self.whereClause(conditions)
+            countArguments = []
+        } else {
+            // A time window: count the rows, with plain conditions the indexes cover.
+            countSQL = "SELECT count(*) FROM messages"
+                + Self.whereClause(filters + labelCondition + Self.levelConditions(levels))
+            countArguments = filterArguments
+        }
 
         let newestFirst = query.order == .newestFirst
         var pageFilters = filters

@@ -93,7 +93,7 @@ struct StoreCounts: Sendable {
     var pageBytes: Int64
 
     init(connection: Connection) throws {
-        messages = Int(try connection.integer("SELECT count(*) FROM messages") ?? 0)
+        messages = Int(try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
         sessions = Int(try connection.integer("SELECT count(*) FROM sessions") ?? 0)
         schemaVersion = try Migrations.currentVersion(connection)
         let pages = try connection.integer("PRAGMA page_count") ?? 0

@@ -14,6 +14,7 @@ extension LogStore {
             try writer.connection.transaction {
                 try writer.connection.execute("DELETE FROM messages")
                 try writer.connection.execute("DELETE FROM message_blocks")
+                try writer.connection.execute("DELETE FROM message_counts")
                 try writer.connection.run("DELETE FROM threads WHERE session_id <> ?", [.integer(writer.sessionRowID)])
                 try writer.connection.run("DELETE FROM sessions WHERE id <> ?", [.integer(writer.sessionRowID)])
             }
@@ -39,6 +40,7 @@ extension LogStore {
                 for row in rows {
                     try connection.run("DELETE FROM messages WHERE session_id = ?", [.integer(row)])
                     try connection.run("DELETE FROM message_blocks WHERE session_id = ?", [.integer(row)])
+                    try connection.run("DELETE FROM message_counts WHERE session_id = ?", [.integer(row)])
                     if row != writer.sessionRowID {
                         try connection.run("DELETE FROM threads WHERE session_id = ?", [.integer(row)])
                         try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(row)])
