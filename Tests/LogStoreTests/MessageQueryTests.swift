@@ -230,6 +230,32 @@ struct MessageQueryTests {
         }
     }
 
+    /// Rare errors in a busy label, and a label whose errors are plentiful: the query walks the
+    /// level index for the first (its label walk would pass thousands of rows per match) and
+    /// the label index for the second; both must return exactly the matches, newest first.
+    @Test func labelsWithRareAndCommonLevelsBothFindEveryMatch() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url) { store in
+                for i in 0..<3_000 {
+                    store.storeMessage(label: "busy", level: i % 1_000 == 999 ? .error : .info, message: "busy \(i)")
+                    if i % 10 == 0 { store.storeMessage(label: "noisy", level: .error, message: "noisy \(i)") }
+                }
+                try await store.flush()
+                let rare = try await store.messages(MessageQuery(levels: .error ... .critical, labels: ["busy"], limit: 10))
+                #expect(rare.messages.map(\.text) == ["busy 2999", "busy 1999", "busy 999"])
+                #expect(rare.nextCursor == nil)
+                let common = try await store.messages(MessageQuery(levels: .warning ... .critical, labels: ["noisy"], limit: 2))
+                #expect(common.messages.map(\.text) == ["noisy 2990", "noisy 2980"])
+                let both = try await store.messages(
+                    MessageQuery(levels: .error ... .critical, labels: ["busy", "noisy"], limit: 3))
+                #expect(both.messages.map(\.text) == ["busy 2999", "noisy 2990", "noisy 2980"])
+                #expect(try await store.count(MessageQuery(levels: .error ... .critical, labels: ["busy"])) == 3)
+                let none = try await store.messages(MessageQuery(levels: .critical ... .critical, labels: ["busy"]))
+                #expect(none.messages.isEmpty)
+            }
+        }
+    }
+
     @Test func randomQueriesMatchAModel() async throws {
         var random = SeededRandom(seed: 0x5EED)
         let labels = (0..<12).map { "label\($0)" }

@@ -5,10 +5,11 @@ enum Schema {
     ///
     /// Index choice (measured on 1M rows; README.md "Why these indexes"): the writer appends in
     /// commit order, so `id` order is logging order and "latest N" walks ids backwards instead
-    /// of sorting. Each secondary index costs an insert ~0.6–1 µs, so there are two:
-    /// - `messages_by_label_level (label_id, level)`: its entries are (label_id, level, id), so
-    ///   "latest N of label X at level L" is one index walk in id order (queries over a level
-    ///   range run one walk per level and merge them).
+    /// of sorting. Each secondary index costs every insert, so there are two:
+    /// - `messages_by_label (label_id)`: its entries are (label_id, id), so "latest N of label X"
+    ///   is one index walk in id order. (A composite (label_id, level) index served rare levels
+    ///   better but cost ~20 % of the insert rate; `message_counts` lets the query planner pick
+    ///   the level index instead when a label's matches are rare.)
     /// - `messages_by_level (level) WHERE level >= 4`: partial, so the plentiful trace…notice
     ///   rows cost nothing; warnings and errors, the rows people count and hunt for, are indexed.
     /// `messages.session_id` and `label_id` are not declared as foreign keys: enforcing them
@@ -18,7 +19,8 @@ enum Schema {
     /// Time and session filters need no index of their own: `message_blocks` records, per run of
     /// consecutive ids written by one session, the range of their `created_at`, which narrows
     /// such queries to an id range (a block-range index, maintained once per batch).
-        static let version1 = """
+    /// `message_counts` keeps totals per session, label and level, so counts are a few rows.
+    static let version1 = """
         CREATE TABLE sessions (
             id          INTEGER PRIMARY KEY,
             uuid        TEXT NOT NULL UNIQUE,
@@ -54,7 +56,7 @@ enum Schema {
             PRIMARY KEY (session_id, thread_id)
         ) WITHOUT ROWID;
 
-        CREATE INDEX messages_by_label_level ON messages (label_id, level);
+        CREATE INDEX messages_by_label ON messages (label_id);
         CREATE INDEX messages_by_level ON messages (level) WHERE level >= 4;
 
         -- Every message with first_id <= id <= last_id was written by session_id with

@@ -42,9 +42,15 @@ final class BatchWriter {
         self.session = session
     }
 
+    /// The most events in one transaction. Larger transactions overflow the page cache, and
+    /// SQLite then spills and rereads pages mid-transaction (measured: 1M messages in 50k-event
+    /// transactions ran ~25 % slower than in 10k ones); smaller ones rewrite the hot index pages
+    /// more often.
+    static let eventsPerTransaction = 10_000
+
     /// Inserts events in one transaction (skipping the holes the overflow policy left); on
     /// failure nothing is kept and the caches that could point at rolled-back rows are cleared.
-    func commit(_ events: [LogStore.Event?], dropNotice: LogStore.Event.MessageCreated?) throws {
+    func commit(_ events: ArraySlice<LogStore.Event?>, dropNotice: LogStore.Event.MessageCreated?) throws {
         do {
             try connection.transaction {
                 try restoreSessionRow()

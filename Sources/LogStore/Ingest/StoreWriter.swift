@@ -229,14 +229,21 @@ final class StoreWriter: Sendable {
 
             let notice = dropped > writer.reportedDropCount
                 ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
-            do {
-                try writer.commit(events, dropNotice: notice)
-            } catch {
-                writer.retry = events
-                writer.retryLastTicket = lastTicket
-                reportFailure(error, upTo: lastTicket)
-                return .failed
-            }
+            var start = 0
+            repeat {
+                let end = min(start + BatchWriter.eventsPerTransaction, events.count)
+                do {
+                    try writer.commit(events[start..<end], dropNotice: start == 0 ? notice : nil)
+                } catch {
+                    // What committed stays committed; the rest waits for the retry.
+                    writer.retry = Array(events[start...])
+                    writer.retryLastTicket = lastTicket
+                    if start > 0 { writer.reportedDropCount = dropped }
+                    reportFailure(error, upTo: lastTicket)
+                    return .failed
+                }
+                start = end
+            } while start < events.count
             writer.reportedDropCount = dropped
             if broadcaster.hasSubscribers {
                 var published = notice.map { [LogStore.Event.messageStored($0)] } ?? []

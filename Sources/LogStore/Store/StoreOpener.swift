@@ -108,6 +108,9 @@ enum StoreOpener {
             }
             try configureJournal(connection, options: options)
             try connection.execute("PRAGMA foreign_keys = ON")
+            // One batch transaction (BatchWriter.eventsPerTransaction) must fit in the page
+            // cache, or SQLite spills and rereads pages mid-transaction; the default 2 MB does not.
+            try connection.execute("PRAGMA cache_size = -8192")
         }
         try Migrations.migrate(connection)
         return connection
