@@ -33,7 +33,7 @@ import Testing
                 == "INSERT INTO order_items (order_id, sku, quantity, price) VALUES ($1, $2, $3, $4) (2.3 ms)")
             let sessions = try await store.sessions()
             #expect(sessions.prefix(2).map(\.id.uuidString) == [
-                "49C705C8-824A-4815-98A4-6F71B16922D8", "5572E418-16D5-4B34-A4AA-7200D3E334AF",
+                "5572E418-16D5-4B34-A4AA-7200D3E334AF", "49C705C8-824A-4815-98A4-6F71B16922D8",
             ])
             let firstSession = try #require(sessions.first?.id)
             #expect(try await store.count(MessageQuery(sessions: [firstSession])) == 250)
