@@ -47,8 +47,9 @@ extension LogStore {
         public var minimumLevel: Level = .trace
 
         /// How many logged events may wait for the writer. Past this, ``overflowPolicy``
-        /// applies. Default: 50,000 (a few tens of MB at worst).
-        public var maxPendingEvents: Int = 50_000
+        /// applies. Default: 25,000 (about 12 MB of waiting messages at worst, a burst of a
+        /// few seconds of heavy logging).
+        public var maxPendingEvents: Int = 25_000
 
         /// What happens to a logging call when ``maxPendingEvents`` are already waiting.
         /// Default: ``OverflowPolicy/dropLowestLevelsFirst``.
