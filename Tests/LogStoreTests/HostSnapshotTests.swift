@@ -185,7 +185,7 @@ struct HostSnapshotTests {
     // MARK: Garbage
 
     static let garbage: [String] = {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         var inputs = [
             "", "\n\n\n", ":", "=", "==\"", "\"", "\\", ": : :", "MemTotal:", "MemTotal: kB",
             "model name", "model name:", "NAME=\"\\", "\u{0}\u{0}\u{0}", "é:ü=ß\r\n\r\n",
@@ -317,20 +317,5 @@ struct HostSnapshotTests {
             let data = try JSONEncoder().encode(original)
             #expect(try JSONDecoder().decode(AppSnapshot.self, from: data) == original)
         }
-    }
-}
-
-/// A tiny deterministic generator so the garbage inputs are the same on every run.
-private struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

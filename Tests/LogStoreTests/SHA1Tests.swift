@@ -46,7 +46,7 @@ struct SHA1Tests {
     // MARK: Incremental use
 
     @Test func incrementalUpdatesAtOddBoundariesMatchOneShot() {
-        var generator = SHA1TestRandom(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         let message = sha1TestBytes(count: 10_000, using: &generator)
         let expected = SHA1.hash(message)
         let splitPatterns: [[Int]] = [
@@ -68,7 +68,7 @@ struct SHA1Tests {
     }
 
     @Test func everySplitPointOfAShortMessage() {
-        var generator = SHA1TestRandom(seed: 7)
+        var generator = SeededRandom(seed: 7)
         let message = sha1TestBytes(count: 200, using: &generator)
         let expected = SHA1.hash(message)
         for split in 0...message.count {
@@ -93,15 +93,16 @@ struct SHA1Tests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sha1sum")),
         arguments: [0, 1, 55, 56, 63, 64, 65, (1 << 20) + 7])
     func matchesSha1sum(length: Int) throws {
-        var generator = SHA1TestRandom(seed: UInt64(length) &+ 0xC0FFEE)
+        var generator = SeededRandom(seed: UInt64(length) &+ 0xC0FFEE)
         let data = sha1TestBytes(count: length, using: &generator)
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("logstore-sha1-\(UUID().uuidString).bin")
         try Data(data).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
 
-        let output = try runSHA1TestTool("/usr/bin/sha1sum", [url.path])
-        let expected = String(decoding: output.prefix(40), as: UTF8.self)
+        let result = try runProcess("/usr/bin/sha1sum", [url.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let expected = String(result.standardOutput.prefix(40))
         #expect(SHA1.hash(data).hex == expected)
     }
 
@@ -149,19 +150,8 @@ struct SHA1Tests {
 // MARK: - Helpers (file-private: other test files may define their own)
 
 /// Deterministic generator so failures reproduce.
-private struct SHA1TestRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
-private func sha1TestBytes(count: Int, using generator: inout SHA1TestRandom) -> [UInt8] {
+private func sha1TestBytes(count: Int, using generator: inout SeededRandom) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     bytes.withUnsafeMutableBytes { raw in
         var offset = 0
@@ -175,26 +165,4 @@ private func sha1TestBytes(count: Int, using generator: inout SHA1TestRandom) ->
         }
     }
     return bytes
-}
-
-/// Runs an executable and returns its standard output; throws if it exits non-zero.
-private func runSHA1TestTool(_ path: String, _ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let stdout = Pipe()
-    process.standardOutput = stdout
-    try process.run()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw SHA1ToolFailure(path: path, status: process.terminationStatus)
-    }
-    return output
-}
-
-private struct SHA1ToolFailure: Error, CustomStringConvertible {
-    var path: String
-    var status: Int32
-    var description: String { "\(path) exited with status \(status)" }
 }

@@ -22,7 +22,7 @@ struct ZlibTests {
     }
 
     @Test func roundTripRandomMiB() throws {
-        var generator = ZlibTestRandom(seed: 42)
+        var generator = SeededRandom(seed: 42)
         let body = zlibTestRandomData(count: 1 << 20, using: &generator)
         let compressed = try ZlibCompressor().compress(body)
         #expect(compressed.count > body.count)  // incompressible: stored blocks plus framing
@@ -52,7 +52,7 @@ struct ZlibTests {
     @Test func reusedStreamsStayIndependent() throws {
         let compressor = try ZlibCompressor()
         let decompressor = try ZlibDecompressor()
-        var generator = ZlibTestRandom(seed: 9)
+        var generator = SeededRandom(seed: 9)
         for round in 0..<50 {
             let size = Int(generator.next() % 9000)
             let body = round.isMultiple(of: 2) ? zlibTestJSONLines(byteCount: size) : zlibTestRandomData(count: size, using: &generator)
@@ -78,8 +78,9 @@ struct ZlibTests {
             raw = zlib.decompress(open(sys.argv[1], 'rb').read())
             print(len(raw), hashlib.sha1(raw).hexdigest())
             """
-        let output = try runZlibTestTool("/usr/bin/python3", ["-c", script, url.path])
-        let fields = String(decoding: output, as: UTF8.self).split(separator: " ")
+        let result = try runProcess("/usr/bin/python3", ["-c", script, url.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let fields = result.standardOutput.split(separator: " ")
         #expect(fields.count == 2)
         #expect(fields.first.map(String.init) == String(body.count))
         #expect(fields.last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } == SHA1.hash(body).hex)
@@ -262,7 +263,7 @@ struct ZlibTests {
         var gzipHeader = compressed
         gzipHeader[0] = 0x1F
         gzipHeader[1] = 0x8B
-        var generator = ZlibTestRandom(seed: 1234)
+        var generator = SeededRandom(seed: 1234)
         let cases: [(String, [UInt8])] = [
             ("plain text", Array("this is not zlib data at all".utf8)),
             ("bad checksum", badChecksum),
@@ -284,7 +285,7 @@ struct ZlibTests {
     }
 
     @Test func randomGarbageNeverCrashes() throws {
-        var generator = ZlibTestRandom(seed: 77)
+        var generator = SeededRandom(seed: 77)
         let decompressor = try ZlibDecompressor()
         for _ in 0..<500 {
             let size = Int(generator.next() % 300)
@@ -309,19 +310,8 @@ struct ZlibTests {
 
 // MARK: - Helpers (file-private: other test files may define their own)
 
-private struct ZlibTestRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
-private func zlibTestRandomData(count: Int, using generator: inout ZlibTestRandom) -> [UInt8] {
+private func zlibTestRandomData(count: Int, using generator: inout SeededRandom) -> [UInt8] {
     (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
 }
 
@@ -340,25 +330,4 @@ private func zlibTestJSONLines(byteCount: Int) -> [UInt8] {
         i += 1
     }
     return Array(out.prefix(byteCount))
-}
-
-private func runZlibTestTool(_ path: String, _ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let stdout = Pipe()
-    process.standardOutput = stdout
-    try process.run()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ZlibToolFailure(path: path, status: process.terminationStatus)
-    }
-    return output
-}
-
-private struct ZlibToolFailure: Error, CustomStringConvertible {
-    var path: String
-    var status: Int32
-    var description: String { "\(path) exited with status \(status)" }
 }
