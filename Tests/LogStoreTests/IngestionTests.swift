@@ -52,7 +52,11 @@ struct IngestionTests {
     @Test func concurrentLoggingKeepsEveryMessageAndEachTasksOrder() async throws {
         let tasks = 8
         let perTask = 5_000
-        try await withTemporaryStore { store, _ in
+        // More than the default buffer holds: the producers must wait for the writer, not drop.
+        var configuration = LogStore.Configuration()
+        configuration.overflowPolicy = .waitForSpace
+        #expect(tasks * perTask > configuration.maxPendingEvents)
+        try await withTemporaryStore(configuration: configuration) { store, _ in
             await withTaskGroup(of: Void.self) { group in
                 for task in 0..<tasks {
                     group.addTask {
