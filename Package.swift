@@ -33,7 +33,8 @@ let package = Package(
         ),
         .target(
             name: "CBenchBaseline",
-            dependencies: ["CSQLite"]
+            dependencies: ["CSQLite"],
+            linkerSettings: [.linkedLibrary("z")]
         ),
         .executableTarget(
             name: "LogStoreBench",

@@ -11,7 +11,8 @@ if arguments.first == CBaselineProcess.flag {
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--json FILE]
-          --quick      200k messages instead of 1M
+          --quick      200k messages instead of 1M; 64 MiB for SHA-1 and 8 MiB for zlib
+                       instead of 256 MiB and 32 MiB
           --json FILE  also write the figures as JSON
         """)
     exit(0)
@@ -37,7 +38,8 @@ do {
     defer { try? FileManager.default.removeItem(at: directory) }
     let rows = quick ? 200_000 : 1_000_000
     print("logstore-bench: \(rows) messages, \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n")
-    let figures = try await IngestBenchmark(rows: rows, directory: directory).run()
+    var figures = try await IngestBenchmark(rows: rows, directory: directory).run()
+    figures += try HashingBenchmark(quick: quick, directory: directory).run()
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)

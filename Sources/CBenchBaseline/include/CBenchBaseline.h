@@ -15,7 +15,12 @@
  * database file cannot be created) and then writes a NUL-terminated message
  * into err (at most errlen bytes, including the NUL; err may be NULL when
  * errlen is 0).
+ *
+ * lsb_zlib_compress_mb_per_s is the plain-zlib baseline for compressing
+ * network bodies (it returns zlib result codes instead).
  */
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +84,23 @@ int lsb_row_level(unsigned long long i);
  * or returns 0 and writes an empty string when row i has no metadata (NULL).
  */
 int lsb_row_metadata(unsigned long long i, char *buf, int cap);
+
+/*
+ * The plain-zlib baseline for compressing bodies: compresses `count` bodies,
+ * stored back to back in data (body i has lengths[i] bytes), one at a time
+ * with zlib's compress2 at `level` (-1 or 0...9): a fresh zlib stream per
+ * body, as a direct call does, into one output buffer allocated before the
+ * clock starts. *mb_per_s receives the input megabytes (10^6 bytes) per
+ * second of wall time, *compressed_bytes the total output (each body a
+ * complete zlib stream). Returns Z_OK (0), or a zlib error code with a
+ * message in err (Z_STREAM_ERROR for invalid arguments, Z_MEM_ERROR when out
+ * of memory).
+ */
+int lsb_zlib_compress_mb_per_s(const unsigned char *data,
+                               const size_t *lengths, size_t count, int level,
+                               double *mb_per_s,
+                               unsigned long long *compressed_bytes,
+                               char *err, int errlen);
 
 #ifdef __cplusplus
 }

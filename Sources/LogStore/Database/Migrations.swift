@@ -6,7 +6,11 @@ enum Migrations {
     /// The schema version this library writes.
     static var latestVersion: Int { all.count }
 
-    static let all: [String] = [Schema.version1]
+    static let all: [String] = [Schema.version1, Schema.version2]
+
+    /// The first schema version with network tasks and blobs. A read-only store of an earlier
+    /// version (it cannot be migrated without writing) simply has none.
+    static let firstVersionWithTasks = 2
 
     /// Brings the database up to ``latestVersion``, each step in its own transaction.
     ///

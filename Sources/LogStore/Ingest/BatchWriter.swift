@@ -37,9 +37,16 @@ final class BatchWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    init(connection: Connection, session: SessionRecord) {
+    /// The bodies of network tasks.
+    let blobs: BlobStore
+    /// Bodies larger than this are not stored (``LogStore/Configuration/responseBodySizeLimit``).
+    let bodySizeLimit: Int
+
+    init(connection: Connection, session: SessionRecord, blobs: BlobStore, bodySizeLimit: Int) {
         self.connection = connection
         self.session = session
+        self.blobs = blobs
+        self.bodySizeLimit = bodySizeLimit
     }
 
     /// The most events in one transaction. Larger transactions overflow the page cache, and
@@ -51,28 +58,26 @@ final class BatchWriter {
     /// Inserts events in one transaction (skipping the holes the overflow policy left); on
     /// failure nothing is kept and the caches that could point at rolled-back rows are cleared.
     func commit(_ events: ArraySlice<LogStore.Event?>, dropNotice: LogStore.Event.MessageCreated?) throws {
-        do {
-            try connection.transaction {
-                try restoreSessionRow()
-                batchRange = MessageRange()
-                if let dropNotice { try insert(dropNotice) }
-                for case let event? in events {
-                    switch event {
-                    case .messageStored(let message): try insert(message)
-                    }
+        try transaction {
+            try restoreSessionRow()
+            batchRange = MessageRange()
+            if let dropNotice { try insert(dropNotice) }
+            for case let event? in events {
+                switch event {
+                case .messageStored(let message): try insert(message)
+                case .networkTaskCreated(let task): try insert(task)
+                case .networkTaskProgressUpdated(let progress): try update(progress)
+                case .networkTaskCompleted(let task): try insert(task)
                 }
-                try recordBlock()
-                try recordCounts()
             }
-        } catch {
-            resetCaches()
-            for slot in touchedCounts { batchCounts[slot] = 0 }
-            touchedCounts.removeAll(keepingCapacity: true)
-            throw error
+            try recordBlock()
+            try recordCounts()
         }
     }
 
-    private func insert(_ message: LogStore.Event.MessageCreated) throws {
+    /// Inserts a message; `countsAsLogged` is false for a network task's technical message,
+    /// which `info().messageCount` and `count(_:)` leave out.
+    func insert(_ message: LogStore.Event.MessageCreated, countsAsLogged: Bool = true) throws {
         let labelID = try labelID(for: message.label)
         let statement = try connection.cachedStatement(Self.insertMessageSQL)
         statement.bind(message.createdAt.timeIntervalSince1970, at: 1)
@@ -93,7 +98,7 @@ final class BatchWriter {
         statement.bind(Int64(message.threadID), at: 10)
         try statement.run()
         batchRange.add(id: connection.lastInsertRowID, createdAt: message.createdAt.timeIntervalSince1970)
-        count(labelID: labelID, level: message.level)
+        if countsAsLogged { count(labelID: labelID, level: message.level) }
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
         }
@@ -174,7 +179,7 @@ final class BatchWriter {
         threadNames[threadID] = name
     }
 
-    private func labelID(for label: String) throws -> Int64 {
+    func labelID(for label: String) throws -> Int64 {
         if let id = labelIDs[label] { return id }
         let insert = try connection.cachedStatement("INSERT OR IGNORE INTO labels (name) VALUES (?)")
         insert.bind(label, at: 1)
@@ -190,11 +195,30 @@ final class BatchWriter {
         return id
     }
 
+    /// Runs `body` in a transaction on the write connection; the blob store then deletes the
+    /// files of unlinked bodies (commit) or the files of bodies the rolled-back transaction
+    /// added (rollback), and the caches that could point at rolled-back rows are cleared.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        do {
+            let value = try connection.transaction(.immediate, body)
+            // A body file that could not be deleted stays an orphan for the sweep to remove;
+            // the commit stands either way.
+            _ = blobs.didCommit()
+            return value
+        } catch {
+            _ = blobs.didRollBack()
+            resetCaches()
+            throw error
+        }
+    }
+
     /// Forgets cached row ids (after rows were deleted outside the insert path).
     func resetCaches() {
         labelIDs.removeAll()
         threadNames.removeAll()
         currentBlock = nil
+        for slot in touchedCounts { batchCounts[slot] = 0 }
+        touchedCounts.removeAll(keepingCapacity: true)
     }
 
     static func lastPathComponent(_ path: String) -> String {

@@ -19,6 +19,7 @@ final class StoreWriter: Sendable {
     private let spaceAvailable = DispatchSemaphore(value: 0)
     private let saveInterval: Duration
     private let willHandleEvent: (@Sendable (LogStore.Event) -> LogStore.Event?)?
+    private let redaction: Redaction
     private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
@@ -47,6 +48,7 @@ final class StoreWriter: Sendable {
         self.broadcaster = EventBroadcaster()
         self.saveInterval = configuration.saveInterval
         self.willHandleEvent = configuration.willHandleEvent
+        self.redaction = configuration.redaction
         self.onWriteError = configuration.onWriteError
     }
 
@@ -209,6 +211,12 @@ final class StoreWriter: Sendable {
             if var batch = buffer.take() {
                 for _ in 0..<spaceWaiters.load(ordering: .relaxed) { spaceAvailable.signal() }
                 lastTicket = batch.lastTicket
+                // Secrets go first: before the hook sees the event, before bodies are hashed.
+                for index in batch.events.indices {
+                    if let event = batch.events[index], event.isNetworkEvent {
+                        batch.events[index] = redaction.redact(event)
+                    }
+                }
                 if let willHandleEvent {
                     for case let event? in batch.events {
                         if let handled = willHandleEvent(event) { events.append(handled) }

@@ -126,5 +126,5 @@ struct SessionIdentifiers {
     }
 
     func rowIDs(for uuids: [UUID]) -> [Int64] { uuids.compactMap { rowIDs[$0] } }
-    func uuid(for id: Int64) -> UUID { uuids[id] ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    func uuid(for id: Int64) -> UUID { uuids[id] ?? UUID(uuid: UUID.nilUUID) }
 }

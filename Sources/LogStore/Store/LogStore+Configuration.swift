@@ -58,6 +58,13 @@ extension LogStore {
         /// The application's version, recorded in each session. Default: `nil`.
         public var appVersion: String?
 
+        /// What is replaced by `<private>` in every network event, on every path
+        /// (``LogStore/storeRequest(_:response:error:data:metrics:label:taskDescription:taskType:createdAt:)``,
+        /// ``NetworkLogger``), before bodies are hashed, stored or published, and before
+        /// ``willHandleEvent`` sees the event. Default: the `Authorization`, `Proxy-Authorization`,
+        /// `Cookie` and `Set-Cookie` headers.
+        public var redaction = Redaction()
+
         /// Called on the writer's thread for every event before it is stored or published on
         /// ``LogStore/events``: return the event (possibly rewritten, e.g. redacted) or `nil` to
         /// drop it. Default: `nil` (events are stored as logged).

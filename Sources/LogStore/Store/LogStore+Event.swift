@@ -6,6 +6,12 @@ extension LogStore {
     public enum Event: Sendable, Codable {
         /// A message was logged (and, on ``LogStore/events``, committed).
         case messageStored(MessageCreated)
+        /// A network task started.
+        case networkTaskCreated(NetworkTaskCreated)
+        /// A network task's progress changed.
+        case networkTaskProgressUpdated(NetworkTaskProgressUpdated)
+        /// A network task finished.
+        case networkTaskCompleted(NetworkTaskCompleted)
 
         /// A logged message, before it is stored.
         public struct MessageCreated: Sendable, Codable, Equatable {
@@ -48,10 +54,19 @@ extension LogStore {
             }
         }
 
+        /// Whether this is one of the network task events (which redaction rewrites).
+        var isNetworkEvent: Bool {
+            if case .messageStored = self { return false }
+            return true
+        }
+
         /// The level used to decide what the overflow policy drops first.
         var level: Level {
             switch self {
             case .messageStored(let message): message.level
+            case .networkTaskCreated: .debug
+            case .networkTaskProgressUpdated: .trace
+            case .networkTaskCompleted(let task): task.isFailure ? .error : .debug
             }
         }
     }

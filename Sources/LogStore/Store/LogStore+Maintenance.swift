@@ -11,7 +11,8 @@ extension LogStore {
     public func removeAll() async throws {
         try checkWritable()
         try await core.write { writer in
-            try writer.connection.transaction {
+            try writer.transaction {
+                try writer.deleteTasks(where: "1")
                 try writer.connection.execute("DELETE FROM messages")
                 try writer.connection.execute("DELETE FROM message_blocks")
                 try writer.connection.execute("DELETE FROM message_counts")
@@ -33,11 +34,12 @@ extension LogStore {
         let uuids = ids.map(\.uuidString)
         try await core.write { writer in
             let connection = writer.connection
-            try connection.transaction {
+            try writer.transaction {
                 let placeholders = Array(repeating: "?", count: uuids.count).joined(separator: ",")
                 let rows = try connection.integers(
                     "SELECT id FROM sessions WHERE uuid IN (\(placeholders))", uuids.map(DatabaseValue.text))
                 for row in rows {
+                    try writer.deleteTasks(where: "session_id = ?", [.integer(row)])
                     try connection.run("DELETE FROM messages WHERE session_id = ?", [.integer(row)])
                     try connection.run("DELETE FROM message_blocks WHERE session_id = ?", [.integer(row)])
                     try connection.run("DELETE FROM message_counts WHERE session_id = ?", [.integer(row)])

@@ -39,7 +39,12 @@ enum StoreOpener {
         let sessionRecord = try insertSession(current, into: connection)
 
         let writer = StoreWriter(
-            batchWriter: BatchWriter(connection: connection, session: sessionRecord),
+            batchWriter: BatchWriter(
+                connection: connection, session: sessionRecord,
+                blobs: try BlobStore(
+                    connection: connection, directory: options.contains(.inMemory) ? nil : directory,
+                    settings: BlobStore.Settings(configuration: configuration, options: options)),
+                bodySizeLimit: configuration.responseBodySizeLimit),
             buffer: buffer, configuration: configuration)
         writer.start()
         let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)

@@ -1,0 +1,207 @@
+import Foundation
+
+/// The writer's side of network tasks: task rows, their deduplicated heads and bodies, their
+/// transactions and their technical message. Called inside the batch transaction.
+extension BatchWriter {
+    func insert(_ created: LogStore.Event.NetworkTaskCreated) throws {
+        let head = try storeHead(of: created.request)
+        let url = created.request.url
+        try connection.cachedStatement("""
+            INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
+                               request_head_id, task_description)
+            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (uuid) DO NOTHING
+            """).bindAndRun([
+                .text(created.taskID.uuidString), .integer(sessionRowID), .integer(try labelID(for: created.label)),
+                .real(created.createdAt.timeIntervalSince1970), .integer(Int64(created.taskType.rawValue)),
+                .text(created.request.method.uppercased()), Self.text(url?.absoluteString), Self.text(url?.host?.lowercased()),
+                Self.text(url?.path), head.map { .integer($0) } ?? .null, Self.text(created.taskDescription),
+            ])
+        if connection.changes == 0, let head {
+            // A second creation of the same task: its head link was not used.
+            try releaseHead(head)
+        }
+    }
+
+    func update(_ progress: LogStore.Event.NetworkTaskProgressUpdated) throws {
+        try connection.cachedStatement("""
+            UPDATE tasks SET progress_completed = ?, progress_total = ? WHERE uuid = ? AND state = 0
+            """).bindAndRun([
+                .integer(progress.completed), .integer(progress.total), .text(progress.taskID.uuidString),
+            ])
+    }
+
+    func insert(_ completed: LogStore.Event.NetworkTaskCompleted) throws {
+        let existing = try existingTask(completed.taskID)
+        if let existing, existing.state != NetworkTaskState.pending.rawValue {
+            return  // Completed twice: the first completion stands.
+        }
+        let limit = bodySizeLimit
+        var flags: Int64 = 0
+        var requestBodyID: Int64?
+        let requestBody = completed.requestBody ?? completed.request.body
+        if let requestBody {
+            if requestBody.count > limit { flags |= TaskBodyFlags.requestBodyOverLimit } else if !requestBody.isEmpty {
+                requestBodyID = try requestBody.withUnsafeBytes { try blobs.store($0).rowID }
+            }
+        }
+        var responseBodyID: Int64?
+        let responseBodySize = completed.responseBodySize ?? Int64(completed.responseBody?.count ?? 0)
+        var metadata: [String: String] = [:]
+        if responseBodySize > Int64(limit) {
+            flags |= TaskBodyFlags.responseBodyOverLimit
+        } else if let body = completed.responseBody, !body.isEmpty {
+            responseBodyID = try body.withUnsafeBytes { bytes in
+                if let image = ImageSize.read(bytes) {
+                    metadata["imageFormat"] = image.format.rawValue
+                    metadata["imageWidth"] = String(image.width)
+                    metadata["imageHeight"] = String(image.height)
+                }
+                return try blobs.store(bytes).rowID
+            }
+        }
+        let requestHead = try storeHead(of: completed.request)
+        let responseHead = try completed.response.map { try storeHead(of: $0) } ?? nil
+        let state = completed.isFailure ? NetworkTaskState.failure : NetworkTaskState.success
+        let url = completed.request.url
+        let messageID = try insertTechnicalMessage(for: completed)
+
+        var values: [DatabaseValue] = [
+            .integer(sessionRowID), .integer(try labelID(for: completed.label)),
+            .real(completed.createdAt.timeIntervalSince1970), .integer(Int64(completed.taskType.rawValue)),
+            .integer(Int64(state.rawValue)), .text(completed.request.method.uppercased()),
+            Self.text(url?.absoluteString), Self.text(url?.host?.lowercased()), Self.text(url?.path),
+            completed.response?.statusCode.map { .integer(Int64($0)) } ?? .null,
+            completed.error.map { .integer(Int64($0.code)) } ?? .null, Self.text(completed.error?.domain),
+            Self.text(completed.error?.description), Self.text(completed.response?.contentType),
+            completed.duration.map { .real($0) } ?? .null, .integer(Int64(completed.metrics?.redirectCount ?? 0)),
+            requestHead.map { .integer($0) } ?? .null, responseHead.map { .integer($0) } ?? .null,
+            requestBodyID.map { .integer($0) } ?? .null, responseBodyID.map { .integer($0) } ?? .null,
+            .integer(Int64(requestBody?.count ?? 0)), .integer(responseBodySize), .integer(flags),
+            Self.text(completed.taskDescription), Self.text(completed.decodingError),
+            metadata.isEmpty ? .null : .text(MetadataJSON.encode(metadata.mapValues { .string($0) })),
+            .integer(messageID),
+        ]
+        let taskRowID: Int64
+        if let existing {
+            // The creation stored a request head already; this completion's replaces it.
+            if let oldHead = existing.requestHeadID { try releaseHead(oldHead) }
+            values.append(.integer(existing.rowID))
+            try connection.cachedStatement("""
+                UPDATE tasks SET session_id = ?, label_id = ?, created_at = ?, task_type = ?, state = ?, method = ?,
+                    url = ?, host = ?, path = ?, status_code = ?, error_code = ?, error_domain = ?,
+                    error_description = ?, content_type = ?, duration = ?, redirect_count = ?, request_head_id = ?,
+                    response_head_id = ?, request_body_id = ?, response_body_id = ?, request_body_size = ?,
+                    response_body_size = ?, body_flags = ?, task_description = coalesce(?, task_description),
+                    decoding_error = ?, metadata = ?, message_id = ?
+                WHERE id = ?
+                """).bindAndRun(values)
+            taskRowID = existing.rowID
+        } else {
+            try connection.cachedStatement("""
+                INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
+                    status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
+                    request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
+                    response_body_size, body_flags, task_description, decoding_error, metadata, message_id, uuid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).bindAndRun(values + [.text(completed.taskID.uuidString)])
+            taskRowID = connection.lastInsertRowID
+        }
+        try connection.run("UPDATE messages SET task_id = ? WHERE id = ?", [.integer(taskRowID), .integer(messageID)])
+        for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {
+            try connection.cachedStatement(
+                "INSERT OR REPLACE INTO task_transactions (task_id, position, json) VALUES (?, ?, ?)"
+            ).bindAndRun([
+                .integer(taskRowID), .integer(Int64(position)), .text(try Self.json(transaction)),
+            ])
+        }
+    }
+
+    /// The task's line in the message timeline: label "network" unless set, debug, or error
+    /// when it failed. Not counted as a logged message.
+    private func insertTechnicalMessage(for task: LogStore.Event.NetworkTaskCompleted) throws -> Int64 {
+        var text = "\(task.request.method.uppercased()) \(task.request.url?.absoluteString ?? "(no URL)")"
+        if let status = task.response?.statusCode { text += " \(status)" }
+        if let error = task.error { text += " failed: \(error.description)" }
+        let message = LogStore.Event.MessageCreated(
+            createdAt: task.createdAt, label: task.label, level: task.isFailure ? .error : .debug, message: text,
+            metadata: ["taskID": .string(task.taskID.uuidString)], file: "", function: "", line: 0)
+        try insert(message, countsAsLogged: false)
+        return connection.lastInsertRowID
+    }
+
+    private func existingTask(_ id: UUID) throws -> (rowID: Int64, state: Int16, requestHeadID: Int64?)? {
+        let statement = try connection.cachedStatement("SELECT id, state, request_head_id FROM tasks WHERE uuid = ?")
+        statement.bind(id.uuidString, at: 1)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return (
+            statement.int64(at: 0), Int16(truncatingIfNeeded: statement.int64(at: 1)),
+            statement.isNull(at: 2) ? nil : statement.int64(at: 2)
+        )
+    }
+
+    /// Stores a request or response head (without its body) once however many tasks share it.
+    private func storeHead(of head: some Encodable) throws -> Int64? {
+        let json = try Self.json(head)
+        let key = SHA1.hash(Data(json.utf8))
+        try key.withUnsafeBytes { keyBytes in
+            let statement = try connection.cachedStatement("""
+                INSERT INTO task_heads (key, json, link_count) VALUES (?, ?, 1)
+                ON CONFLICT (key) DO UPDATE SET link_count = link_count + 1
+                """)
+            statement.bind(keyBytes, at: 1)
+            statement.bind(json, at: 2)
+            try statement.run()
+        }
+        return try key.withUnsafeBytes { keyBytes in
+            let statement = try connection.cachedStatement("SELECT id FROM task_heads WHERE key = ?")
+            statement.bind(keyBytes, at: 1)
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : nil
+        }
+    }
+
+    /// Drops one link to a head; the last link deletes it.
+    func releaseHead(_ rowID: Int64) throws {
+        try connection.run("UPDATE task_heads SET link_count = link_count - 1 WHERE id = ?", [.integer(rowID)])
+        try connection.run("DELETE FROM task_heads WHERE id = ? AND link_count <= 0", [.integer(rowID)])
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try StoreJSON.compactEncoder.encode(value), as: UTF8.self)
+    }
+
+    static func text(_ value: String?) -> DatabaseValue {
+        value.map { .text($0) } ?? .null
+    }
+}
+
+/// Bits of `tasks.body_flags`.
+enum TaskBodyFlags {
+    /// The request body was larger than the size limit and was not stored.
+    static let requestBodyOverLimit: Int64 = 1
+    /// The response body was larger than the size limit and was not stored.
+    static let responseBodyOverLimit: Int64 = 2
+}
+
+extension BatchWriter {
+    /// Deletes the tasks matching `condition` (SQL on `tasks`), unlinking their heads and bodies;
+    /// body files go when the caller's transaction commits (``BlobStore/didCommit()``).
+    func deleteTasks(where condition: String, _ arguments: [DatabaseValue] = []) throws {
+        let statement = try connection.prepare("""
+            SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE \(condition)
+            """)
+        try statement.bind(arguments)
+        var heads: [Int64] = []
+        var bodies: [Int64] = []
+        while try statement.step() {
+            for column: Int32 in 0...1 where !statement.isNull(at: column) { heads.append(statement.int64(at: column)) }
+            for column: Int32 in 2...3 where !statement.isNull(at: column) { bodies.append(statement.int64(at: column)) }
+        }
+        // The rows that refer to heads and bodies go first (foreign keys).
+        try connection.run("DELETE FROM tasks WHERE \(condition)", arguments)
+        for head in heads { try releaseHead(head) }
+        for body in bodies { _ = try blobs.unlink(rowID: body) }
+    }
+}

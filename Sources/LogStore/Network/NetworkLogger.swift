@@ -1,0 +1,157 @@
+public import Foundation
+import Synchronization
+
+/// Records network tasks into a store as they happen: created, progress, data, metrics,
+/// completed. Every call is synchronous and cheap (a lock and an append); nothing waits for disk.
+///
+/// ```swift
+/// let logger = NetworkLogger(store: store, label: "payments-api",
+///                            filter: URLFilter(excludedHosts: [.wildcard("*.internal")]))
+/// let id = UUID()
+/// logger.logTaskCreated(taskID: id, request: NetworkRequest(url: url, method: "POST", body: body))
+/// logger.logDataReceived(taskID: id, data: chunk)
+/// logger.logTaskCompleted(taskID: id, response: NetworkResponse(url: url, statusCode: 201), error: nil)
+/// ```
+///
+/// Calls may come in any order: a completion without a creation stores the task all the same,
+/// progress after completion and a second creation of the same task are ignored. Secrets are
+/// redacted by the store (``LogStore/Configuration/redaction``) before anything is stored or
+/// published.
+public final class NetworkLogger: Sendable {
+    /// The store tasks go to.
+    public let store: LogStore
+    /// The label of the tasks' technical messages. Default: `"network"`.
+    public let label: String
+    /// Which URLs are recorded.
+    public let filter: URLFilter
+    private let tasks = Mutex<[UUID: TaskRecord]>([:])
+
+    /// What the logger knows about a task between its creation and completion.
+    private enum TaskRecord {
+        case open(OpenTask)
+        /// Filtered out: its later calls are ignored too.
+        case excluded
+    }
+
+    private struct OpenTask {
+        var type: NetworkTaskType
+        var createdAt: Date
+        var request: NetworkRequest
+        var taskDescription: String?
+        var data = Data()
+        /// Bytes received, also past the body size limit (then `data` stops growing).
+        var receivedBytes: Int64 = 0
+        var metrics: NetworkMetrics?
+        var decodingError: String?
+    }
+
+    /// Creates a logger for `store`.
+    ///
+    /// - Parameters:
+    ///   - store: where tasks are stored.
+    ///   - label: the label of the tasks' technical messages.
+    ///   - filter: which URLs to record (default: all).
+    public init(store: LogStore, label: String = "network", filter: URLFilter = URLFilter()) {
+        self.store = store
+        self.label = label
+        self.filter = filter
+    }
+
+    /// A task started.
+    public func logTaskCreated(
+        taskID: UUID, type: NetworkTaskType = .data, request: NetworkRequest, createdAt: Date = Date(),
+        taskDescription: String? = nil
+    ) {
+        let isAllowed = filter.allows(request.url)
+        let isNew = tasks.withLock { tasks -> Bool in
+            guard tasks[taskID] == nil else { return false }
+            tasks[taskID] = isAllowed
+                ? .open(OpenTask(type: type, createdAt: createdAt, request: request, taskDescription: taskDescription))
+                : .excluded
+            return true
+        }
+        guard isNew, isAllowed else { return }
+        store.core.ingest(.networkTaskCreated(.init(
+            taskID: taskID, taskType: type, createdAt: createdAt, request: request, label: label,
+            taskDescription: taskDescription)))
+    }
+
+    /// The task's progress: `completed` of `total` units (bytes for data tasks; -1 when unknown).
+    public func logProgress(taskID: UUID, completed: Int64, total: Int64) {
+        let isOpen = tasks.withLock { tasks -> Bool in
+            if case .open = tasks[taskID] { return true }
+            return false
+        }
+        guard isOpen else { return }
+        store.core.ingest(.networkTaskProgressUpdated(.init(taskID: taskID, completed: completed, total: total)))
+    }
+
+    /// A chunk of the response body arrived; chunks accumulate until completion (up to the
+    /// store's ``LogStore/Configuration/responseBodySizeLimit``, past which only the size counts).
+    public func logDataReceived(taskID: UUID, data: Data) {
+        let limit = store.configuration.responseBodySizeLimit
+        tasks.withLock { tasks in
+            guard case .open(var task) = tasks[taskID] else { return }
+            task.receivedBytes += Int64(data.count)
+            if task.data.count + data.count <= limit + 1 { task.data.append(data) }
+            tasks[taskID] = .open(task)
+        }
+    }
+
+    /// The task's metrics were collected.
+    public func logMetrics(taskID: UUID, metrics: NetworkMetrics) {
+        tasks.withLock { tasks in
+            guard case .open(var task) = tasks[taskID] else { return }
+            task.metrics = metrics
+            tasks[taskID] = .open(task)
+        }
+    }
+
+    /// Decoding the task's response failed (recorded with the task when it completes, or on
+    /// the stored task if it already has).
+    public func logDecodingError(taskID: UUID, error: any Error) {
+        tasks.withLock { tasks in
+            guard case .open(var task) = tasks[taskID] else { return }
+            task.decodingError = String(describing: error)
+            tasks[taskID] = .open(task)
+        }
+    }
+
+    /// The task finished.
+    ///
+    /// - Parameters:
+    ///   - response: the response, when one arrived.
+    ///   - error: the error it failed with.
+    ///   - responseBody: the whole body, when it was not reported with ``logDataReceived(taskID:data:)``.
+    ///   - request: the request, for a task whose creation was not logged.
+    ///   - type: the task type, for a task whose creation was not logged.
+    public func logTaskCompleted(
+        taskID: UUID, response: NetworkResponse?, error: (any Error)?, responseBody: Data? = nil,
+        request: NetworkRequest? = nil, type: NetworkTaskType = .data, completedAt: Date = Date()
+    ) {
+        let record = tasks.withLock { tasks in tasks.removeValue(forKey: taskID) }
+        let task: OpenTask
+        switch record {
+        case .excluded?:
+            return
+        case .open(let open)?:
+            task = open
+        case nil:
+            // Completion without creation: store what this call knows.
+            let request = request ?? NetworkRequest(url: response?.url)
+            guard filter.allows(request.url) else { return }
+            task = OpenTask(type: type, createdAt: completedAt, request: request)
+        }
+        // Past the size limit the chunks stopped accumulating: keep the size, not a cut body.
+        let isOverLimit = task.receivedBytes > Int64(store.configuration.responseBodySizeLimit)
+        let body = responseBody ?? (task.data.isEmpty || isOverLimit ? nil : task.data)
+        var completed = LogStore.Event.NetworkTaskCompleted(
+            taskID: taskID, taskType: task.type, createdAt: task.createdAt,
+            duration: max(0, completedAt.timeIntervalSince(task.createdAt)),
+            request: task.request, response: response, error: error.map { NetworkError($0) },
+            requestBody: task.request.body, responseBody: body, metrics: task.metrics, label: label,
+            taskDescription: task.taskDescription, decodingError: task.decodingError)
+        if responseBody == nil, isOverLimit { completed.responseBodySize = task.receivedBytes }
+        store.core.ingest(.networkTaskCompleted(completed))
+    }
+}

@@ -1,0 +1,125 @@
+public import Foundation
+
+/// What ``LogStore/tasks(_:)`` returns: filters over network tasks, order and a page size,
+/// with keyset pagination through ``MessageQuery/Cursor``-like cursors.
+///
+/// ```swift
+/// let failures = try await store.tasks(TaskQuery(hosts: ["api.example.com"], states: [.failure]))
+/// ```
+public struct TaskQuery: Sendable, Hashable {
+    /// Hosts to include (exact, case-insensitive); empty for all.
+    public var hosts: [String]
+    /// HTTP methods to include (case-insensitive); empty for all.
+    public var methods: [String]
+    /// Status codes to include; `nil` for all (tasks without a response have none).
+    public var statusCodes: ClosedRange<Int>?
+    /// States to include; empty for all.
+    public var states: [NetworkTaskState]
+    /// Labels of their technical messages; empty for all.
+    public var labels: [String]
+    /// Sessions to include; empty for all.
+    public var sessions: [UUID]
+    /// Only tasks started at or after this date.
+    public var since: Date?
+    /// Only tasks started before this date.
+    public var until: Date?
+    /// Newest or oldest first (by the order tasks were stored).
+    public var order: MessageQuery.SortOrder
+    /// The most tasks in one page (at least 1).
+    public var limit: Int
+    /// Continue after the last task of an earlier page (``TaskPage/nextCursor``).
+    public var cursor: MessageQuery.Cursor?
+
+    /// Creates a query; every filter defaults to "everything".
+    public init(
+        hosts: [String] = [], methods: [String] = [], statusCodes: ClosedRange<Int>? = nil,
+        states: [NetworkTaskState] = [], labels: [String] = [], sessions: [UUID] = [], since: Date? = nil,
+        until: Date? = nil, order: MessageQuery.SortOrder = .newestFirst, limit: Int = 100,
+        cursor: MessageQuery.Cursor? = nil
+    ) {
+        self.hosts = hosts
+        self.methods = methods
+        self.statusCodes = statusCodes
+        self.states = states
+        self.labels = labels
+        self.sessions = sessions
+        self.since = since
+        self.until = until
+        self.order = order
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// One page of ``LogStore/tasks(_:)`` results.
+public struct TaskPage: Sendable, Hashable {
+    /// The tasks, in the query's order.
+    public var tasks: [NetworkTaskSummary]
+    /// Where the next page starts; `nil` when this page is the last.
+    public var nextCursor: MessageQuery.Cursor?
+}
+
+/// A network task as lists show it.
+public struct NetworkTaskSummary: Sendable, Hashable, Codable, Identifiable {
+    /// The store's row id (increases in the order tasks were stored).
+    public var rowID: Int64
+    /// The task's identity (``NetworkLogger`` task id).
+    public var id: UUID
+    /// The session that stored it.
+    public var sessionID: UUID
+    /// The label of its technical message.
+    public var label: String
+    /// When it started.
+    public var createdAt: Date
+    /// Data, download, upload, stream or WebSocket.
+    public var taskType: NetworkTaskType
+    /// Pending, success or failure.
+    public var state: NetworkTaskState
+    /// The HTTP method.
+    public var method: String?
+    /// The URL (redacted).
+    public var url: String?
+    /// The URL's host.
+    public var host: String?
+    /// The response status, when a response arrived.
+    public var statusCode: Int?
+    /// The error, when it failed with one.
+    public var error: NetworkError?
+    /// The response's content type.
+    public var contentType: String?
+    /// How long it took.
+    public var duration: TimeInterval?
+    /// Request and response body sizes in bytes (also when a body was too large to keep).
+    public var requestBodySize: Int64
+    /// The response body's size in bytes.
+    public var responseBodySize: Int64
+    /// Progress: units done and expected, while it runs.
+    public var progress: NetworkProgress?
+}
+
+/// Everything stored about one network task: ``LogStore/task(id:)``.
+public struct NetworkTaskDetails: Sendable, Hashable, Codable {
+    /// The list fields.
+    public var summary: NetworkTaskSummary
+    /// The request head (method, URL, headers), redacted, without its body.
+    public var request: NetworkRequest?
+    /// The response head, redacted, without its body.
+    public var response: NetworkResponse?
+    /// The request body's key: read it with ``LogStore/blobData(forKey:)``; `nil` when none was
+    /// stored.
+    public var requestBodyKey: String?
+    /// The response body's key, likewise.
+    public var responseBodyKey: String?
+    /// Whether the request body was larger than the size limit and not stored.
+    public var isRequestBodyOverLimit: Bool
+    /// Whether the response body was larger than the size limit and not stored.
+    public var isResponseBodyOverLimit: Bool
+    /// The transactions (redirects, retries) with their timings.
+    public var transactions: [NetworkTransactionMetrics]
+    /// What the caller said about the task.
+    public var taskDescription: String?
+    /// Why decoding the response failed, when reported.
+    public var decodingError: String?
+    /// Extra facts (an image's `imageFormat`, `imageWidth`, `imageHeight`).
+    public var metadata: [String: String]
+}

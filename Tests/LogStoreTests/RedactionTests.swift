@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+
+@testable import LogStore
+
+@Suite("Redaction")
+struct RedactionTests {
+    private let secret = "s3cr3t-VALUE-42"
+
+    private func contains(_ data: Data, _ text: String) -> Bool {
+        data.range(of: Data(text.utf8)) != nil
+    }
+
+    private func json(_ text: String) -> Data { Data(text.utf8) }
+
+    // MARK: Headers
+
+    @Test(arguments: ["Authorization", "authorization", "AUTHORIZATION", "Cookie", "cOOKIE", "Proxy-Authorization"])
+    func defaultSensitiveHeadersInAnyCase(name: String) {
+        let request = NetworkRequest(headers: [name: secret, "Accept": "text/html"])
+        let redacted = Redaction().redact(request)
+        #expect(redacted.headers[name] == "<private>")
+        #expect(redacted.headers["Accept"] == "text/html")
+        #expect(!redacted.headers.values.contains(secret))
+    }
+
+    @Test func setCookieInResponsesAndConfiguredHeaders() {
+        let response = NetworkResponse(statusCode: 200, headers: ["set-cookie": secret, "X-Api-Key": secret, "Date": "today"])
+        let redacted = Redaction(sensitiveHeaders: Redaction.defaultSensitiveHeaders.union(["x-api-KEY"])).redact(response)
+        #expect(redacted.headers == ["set-cookie": "<private>", "X-Api-Key": "<private>", "Date": "today"])
+        #expect(Redaction.disabled.redact(response) == response)
+    }
+
+    @Test func changingTheSetsTakesEffect() {
+        var redaction = Redaction()
+        redaction.sensitiveHeaders = ["X-Token"]
+        let redacted = redaction.redact(NetworkRequest(headers: ["x-token": secret, "Authorization": "kept"]))
+        #expect(redacted.headers == ["x-token": "<private>", "Authorization": "kept"])
+    }
+
+    // MARK: URLs
+
+    @Test func configuredQueryItemIsHiddenAndTheRestKept() throws {
+        let redaction = Redaction(sensitiveQueryItems: ["token"])
+        let url = try #require(URL(string: "https://example.com/p%20ath?q=a%20b&TOKEN=\(secret)&x=%2F#frag"))
+        let redacted = redaction.redact(url)
+        #expect(redacted.absoluteString == "https://example.com/p%20ath?q=a%20b&TOKEN=%3Cprivate%3E&x=%2F#frag")
+        #expect(!redacted.absoluteString.contains(secret))
+        let item = URLComponents(url: redacted, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "TOKEN" }
+        #expect(item?.value == "<private>")
+    }
+
+    @Test func urlWithoutSecretsIsReturnedAsIs() throws {
+        let redaction = Redaction(sensitiveQueryItems: ["token"])
+        let url = try #require(URL(string: "https://example.com/a?b=%7Bc%7D&d"))
+        #expect(redaction.redact(url) == url)
+        #expect(redaction.redact(url).absoluteString == url.absoluteString)
+    }
+
+    @Test func passwordInUserInfoIsHidden() throws {
+        let url = try #require(URL(string: "https://ada:\(secret)@example.com/"))
+        let redacted = Redaction().redact(url)
+        #expect(!redacted.absoluteString.contains(secret))
+        #expect(redacted.user == "ada")
+    }
+
+    @Test func requestAndResponseURLsAndMetricsAreRedacted() throws {
+        let redaction = Redaction(sensitiveQueryItems: ["token"])
+        let url = try #require(URL(string: "https://example.com/?token=\(secret)"))
+        let request = NetworkRequest(url: url, headers: ["Authorization": secret])
+        let response = NetworkResponse(url: url, statusCode: 200, headers: ["Set-Cookie": secret])
+        let metrics = NetworkMetrics(transactions: [NetworkTransactionMetrics(request: request, response: response)])
+        let redacted = redaction.redact(metrics)
+        let encoded = try JSONEncoder().encode(redacted)
+        #expect(!contains(encoded, secret))
+        #expect(redacted.transactions[0].response?.statusCode == 200)
+        #expect(!contains(try JSONEncoder().encode(redaction.redact(request)), secret))
+        #expect(!contains(try JSONEncoder().encode(redaction.redact(response)), secret))
+    }
+
+    // MARK: JSON bodies
+
+    @Test func nestedPasswordsAreHiddenAtAnyDepth() {
+        let body = json("""
+        {"user": "ada", "password": "\(secret)",
+         "accounts": [{"name": "a", "Password": "\(secret)"},
+                      [{"deep": {"list": [1, {"PASSWORD": {"nested": "\(secret)"}}]}}]],
+         "count": 3, "ratio": 1.5e10, "ok": true, "none": null}
+        """)
+        let redacted = Redaction(sensitiveJSONFields: ["password"]).redactBody(body, contentType: "application/json")
+        #expect(!contains(redacted, secret))
+        let object = try? JSONSerialization.jsonObject(with: redacted) as? [String: Any]
+        #expect(object?["password"] as? String == "<private>")
+        #expect(object?["user"] as? String == "ada")
+        // Everything else is kept byte for byte, number spellings and spacing included.
+        #expect(contains(redacted, #""ratio": 1.5e10, "ok": true, "none": null}"#))
+        #expect(contains(redacted, #"{"name": "a", "Password": "<private>"}"#))
+        #expect(contains(redacted, #"[1, {"PASSWORD": "<private>"}]"#))
+    }
+
+    @Test func requestBodyIsRedactedThroughTheRequest() {
+        let request = NetworkRequest(
+            method: "POST", headers: ["Content-Type": "application/vnd.api+json; charset=utf-8"],
+            body: json(#"{"data":{"password":"\#(secret)"}}"#))
+        let redacted = Redaction(sensitiveJSONFields: ["password"]).redact(request)
+        #expect(redacted.body == json(#"{"data":{"password":"<private>"}}"#))
+    }
+
+    @Test func bodyWithoutSecretsIsUnchangedByteForByte() {
+        let body = json("  {\"b\" : 1.0000, \"a\":[true ,false],\n\"\\u0041\": \"\\u00e9\"}  \n")
+        let redaction = Redaction(sensitiveJSONFields: ["password"])
+        #expect(redaction.redactBody(body, contentType: "application/json") == body)
+        #expect(redaction.redactBody(body, contentType: nil) == body)
+    }
+
+    @Test(arguments: [
+        #"{"password": "x""#,
+        #"{"password": "x",}"#,
+        #"{"password": 01}"#,
+        #"{"password": "x"} trailing"#,
+        #"{'password': 'x'}"#,
+        "{\"password\": \"a\u{1}b\"}",
+        #"{"password": "\q"}"#,
+        #"[{"password": tru}]"#,
+    ])
+    func invalidJSONIsUnchanged(text: String) {
+        let body = json(text)
+        #expect(Redaction(sensitiveJSONFields: ["password"]).redactBody(body, contentType: "application/json") == body)
+    }
+
+    @Test func nonJSONContentTypesAreNotTouched() {
+        let body = json(#"{"password": "\#(secret)"}"#)
+        let redaction = Redaction(sensitiveJSONFields: ["password"])
+        #expect(redaction.redactBody(body, contentType: "text/plain") == body)
+        #expect(redaction.redactBody(body, contentType: nil) != body)
+        #expect(redaction.redactBody(json("password=\(secret)"), contentType: nil) == json("password=\(secret)"))
+    }
+
+    @Test func escapedKeysAndAnyValueTypeAreHidden() {
+        let body = json(#"{"pass\u0077ord": [1, 2, {"x": "\#(secret)"}], "a": {"password": 12345}}"#)
+        let redacted = Redaction(sensitiveJSONFields: ["password"]).redactBody(body, contentType: nil)
+        #expect(redacted == json(#"{"pass\u0077ord": "<private>", "a": {"password": "<private>"}}"#))
+    }
+
+    @Test func topLevelArraysAndBOMAreHandled() {
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        let body = bom + json(#"[{"token": "\#(secret)"}]"#)
+        let redacted = Redaction(sensitiveJSONFields: ["token"]).redactBody(body, contentType: "application/json")
+        #expect(redacted == bom + json(#"[{"token": "<private>"}]"#))
+    }
+
+    @Test func hostileDeepNestingDoesNotCrash() {
+        let depth = 200_000
+        let redaction = Redaction(sensitiveJSONFields: ["password"])
+        // Valid, very deep, with the secret at the bottom: still found.
+        let deep = String(repeating: #"{"a":["#, count: depth) + #"{"password":"\#(secret)"}"#
+            + String(repeating: "]}", count: depth)
+        let redacted = redaction.redactBody(json(deep), contentType: "application/json")
+        #expect(!contains(redacted, secret))
+        #expect(redacted.count == deep.utf8.count - secret.utf8.count + "<private>".utf8.count)
+        // Unterminated nesting is invalid JSON: returned unchanged.
+        let open = json(String(repeating: "[", count: depth))
+        #expect(redaction.redactBody(open, contentType: nil) == open)
+    }
+
+    @Test func invalidUTF8AndHugeBodiesDoNotCrash() {
+        let redaction = Redaction(sensitiveJSONFields: ["password"])
+        let garbage = Data([0x7B, 0xFF, 0xFE, 0x22, 0xC3, 0x28, 0x7D])
+        #expect(redaction.redactBody(garbage, contentType: "application/json") == garbage)
+        // Invalid UTF-8 inside a string value does not stop the key next to it from being hidden.
+        let mixed = json(#"{"note": ""#) + Data([0xFF, 0xC3]) + json(#"", "password": "\#(secret)"}"#)
+        #expect(!contains(redaction.redactBody(mixed, contentType: nil), secret))
+
+        var huge = json(#"{"items": ["#)
+        for index in 0..<100_000 { huge += json(#"{"id": \#(index), "name": "item"},"#) }
+        huge += json(#"{"password": "\#(secret)"}]}"#)
+        let redacted = redaction.redactBody(huge, contentType: "application/json")
+        #expect(!contains(redacted, secret))
+        #expect(redacted.count == huge.count - secret.utf8.count + "<private>".utf8.count)
+    }
+
+    @Test func bodiesAreLeftAloneWithoutConfiguredFields() {
+        let body = json(#"{"password": "\#(secret)"}"#)
+        #expect(Redaction().redactBody(body, contentType: "application/json") == body)
+    }
+
+    @Test func redactionValuesCompareByTheirSets() {
+        #expect(Redaction() == Redaction(sensitiveHeaders: ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]))
+        #expect(Redaction() != Redaction(sensitiveQueryItems: ["token"]))
+    }
+}
