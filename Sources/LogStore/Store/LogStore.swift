@@ -85,6 +85,7 @@ public actor LogStore {
         lifecycle = .closing
         defer { lifecycle = .closed }
         core.readers?.close()
+        defer { core.lock?.release() }
         try await core.writer?.stop { writer in
             // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
             _ = try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -15,11 +15,14 @@ final class StoreCore: Sendable {
     let minimumLevel: LogStore.Level
     let isSynchronous: Bool
     let manifest: Mutex<Manifest>
+    /// Held while the store is open for writing (see ``StoreLock``).
+    let lock: StoreLock?
 
     init(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration,
-        buffer: IngestBuffer, writer: StoreWriter?, readers: ReaderPool?, manifest: Manifest
+        buffer: IngestBuffer, writer: StoreWriter?, readers: ReaderPool?, manifest: Manifest, lock: StoreLock? = nil
     ) {
+        self.lock = lock
         self.directory = directory
         self.options = options
         self.buffer = buffer

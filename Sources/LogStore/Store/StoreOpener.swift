@@ -33,6 +33,11 @@ enum StoreOpener {
         }
 
         let connection = try openWriter(directory: directory, options: options)
+        let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
+        if let lock {
+            try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
+            lock.share()
+        }
         let previousHost = try previousSessionHost(connection)
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
@@ -52,8 +57,16 @@ enum StoreOpener {
             ? nil : ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
         let core = StoreCore(
             directory: directory, options: options, configuration: configuration,
-            buffer: buffer, writer: writer, readers: readers, manifest: manifest)
+            buffer: buffer, writer: writer, readers: readers, manifest: manifest, lock: lock)
         return Opened(core: core, session: current)
+    }
+
+    /// Deletes body files a crash left without rows, and stale temporary files. When another
+    /// process has the store open it may be about to commit a file it just wrote, so then only
+    /// files older than a few minutes go.
+    private static func removeOrphanBlobs(directory: URL, connection: Connection, isSoleWriter: Bool) throws {
+        _ = try BlobStore.removeOrphans(
+            directory: directory, connection: connection, olderThan: isSoleWriter ? -1 : 600)
     }
 
     // MARK: The directory and the manifest
