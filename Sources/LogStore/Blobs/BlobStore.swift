@@ -54,6 +54,12 @@ struct BlobReference: Hashable, Sendable {
 /// synced. So a committed row always has its whole file, and a crash leaves at worst files
 /// without rows (a rolled-back or uncommitted insert, a deletion not yet done) and temporary
 /// files, which ``removeOrphans(directory:connection:olderThan:now:)`` deletes later.
+///
+/// Both ``didCommit()`` and ``didRollBack()`` delete a file only when no row keeps that key in a
+/// file (one lookup per file): this covers a blob deleted and stored again in one transaction,
+/// and `.unsafe` stores, whose journal is off and whose ROLLBACK SQLite leaves undefined. It
+/// does not make several processes writing one store safe: one's deletion can race another's
+/// new copy of the same body between the lookup and the unlink.
 final class BlobStore {
     /// How blobs are stored.
     struct Settings: Sendable, Equatable {

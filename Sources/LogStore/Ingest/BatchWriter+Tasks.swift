@@ -4,7 +4,7 @@ import Foundation
 /// transactions and their technical message. Called inside the batch transaction.
 extension BatchWriter {
     func insert(_ created: LogStore.Event.NetworkTaskCreated) throws {
-        let head = try storeHead(of: created.request)
+        let head = try storeHead(of: Self.head(of: created.request))
         let url = created.request.url
         try connection.cachedStatement("""
             INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
@@ -60,7 +60,7 @@ extension BatchWriter {
                 return try blobs.store(bytes).rowID
             }
         }
-        let requestHead = try storeHead(of: completed.request)
+        let requestHead = try storeHead(of: Self.head(of: completed.request))
         let responseHead = try completed.response.map { try storeHead(of: $0) } ?? nil
         let state = completed.isFailure ? NetworkTaskState.failure : NetworkTaskState.success
         let url = completed.request.url
@@ -107,7 +107,8 @@ extension BatchWriter {
                 """).bindAndRun(values + [.text(completed.taskID.uuidString)])
             taskRowID = connection.lastInsertRowID
         }
-        try connection.run("UPDATE messages SET task_id = ? WHERE id = ?", [.integer(taskRowID), .integer(messageID)])
+        try connection.cachedStatement("UPDATE messages SET task_id = ? WHERE id = ?")
+            .bindAndRun([.integer(taskRowID), .integer(messageID)])
         for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {
             try connection.cachedStatement(
                 "INSERT OR REPLACE INTO task_transactions (task_id, position, json) VALUES (?, ?, ?)"
@@ -141,22 +142,26 @@ extension BatchWriter {
         )
     }
 
-    /// Stores a request or response head (without its body) once however many tasks share it.
+    /// A request without its body: the head the `task_heads` table stores (the body is a blob).
+    static func head(of request: NetworkRequest) -> NetworkRequest {
+        var head = request
+        head.body = nil
+        return head
+    }
+
+    /// Stores a request or response head (without its body) once however many tasks share it,
+    /// in one statement (an upsert that returns the row's id).
     private func storeHead(of head: some Encodable) throws -> Int64? {
         let json = try Self.json(head)
         let key = SHA1.hash(Data(json.utf8))
-        try key.withUnsafeBytes { keyBytes in
+        return try key.withUnsafeBytes { keyBytes in
             let statement = try connection.cachedStatement("""
                 INSERT INTO task_heads (key, json, link_count) VALUES (?, ?, 1)
                 ON CONFLICT (key) DO UPDATE SET link_count = link_count + 1
+                RETURNING id
                 """)
             statement.bind(keyBytes, at: 1)
             statement.bind(json, at: 2)
-            try statement.run()
-        }
-        return try key.withUnsafeBytes { keyBytes in
-            let statement = try connection.cachedStatement("SELECT id FROM task_heads WHERE key = ?")
-            statement.bind(keyBytes, at: 1)
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : nil
         }
@@ -164,8 +169,10 @@ extension BatchWriter {
 
     /// Drops one link to a head; the last link deletes it.
     func releaseHead(_ rowID: Int64) throws {
-        try connection.run("UPDATE task_heads SET link_count = link_count - 1 WHERE id = ?", [.integer(rowID)])
-        try connection.run("DELETE FROM task_heads WHERE id = ? AND link_count <= 0", [.integer(rowID)])
+        try connection.cachedStatement("UPDATE task_heads SET link_count = link_count - 1 WHERE id = ?")
+            .bindAndRun([.integer(rowID)])
+        try connection.cachedStatement("DELETE FROM task_heads WHERE id = ? AND link_count <= 0")
+            .bindAndRun([.integer(rowID)])
     }
 
     static func json(_ value: some Encodable) throws -> String {
