@@ -40,6 +40,7 @@ do {
     print("logstore-bench: \(rows) messages, \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n")
     var figures = try await IngestBenchmark(rows: rows, directory: directory).run()
     figures += try HashingBenchmark(quick: quick, directory: directory).run()
+    figures += try await BlobBenchmark(quick: quick, directory: directory).run()
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)

@@ -50,7 +50,8 @@ public enum LogStoreCommand {
 
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
-        DemoCommand.self, InfoCommand.self, MessagesCommand.self, SessionsCommand.self,
+        DemoCommand.self, InfoCommand.self, MessagesCommand.self, SessionsCommand.self, TasksCommand.self,
+        TaskCommand.self, BlobsCommand.self,
     ]
 
     static let usageStatus: Int32 = 64
@@ -131,6 +132,7 @@ public enum LogStoreCommand {
         lines += [
             "", "Run 'logstore <command> --help' for a command's options.",
             "Start with: logstore demo demo.logstore && logstore info demo.logstore",
+            "Then:       logstore tasks demo.logstore --status 5xx, logstore blobs demo.logstore",
         ]
         return lines.joined(separator: "\n")
     }

@@ -52,3 +52,60 @@ struct BlobCrashSafetyTests {
         }
     }
 }
+
+/// A process killed while it stores large bodies leaves a store that opens, whose every blob
+/// row has its file and decompresses to its key, and whose leftovers the next open removes.
+@Suite("Killed while storing bodies")
+struct KilledWriterTests {
+    /// The `logstore` tool, built beside the test bundle by `swift test`.
+    static var tool: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("logstore")
+    }
+
+    @Test func aKilledWriterLeavesAConsistentStore() async throws {
+        let tool = Self.tool
+        try #require(FileManager.default.isExecutableFile(atPath: tool.path), "missing \(tool.path)")
+        try await withTemporaryStoreURL { url in
+            let child = Process()
+            child.executableURL = tool
+            // Far more than it can write before the kill: it is busy storing bodies when it dies.
+            child.arguments = ["demo", url.path, "--count", "2000000", "--tasks", "200000"]
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            let blobs = url.appendingPathComponent("blobs")
+            // Wait until bodies are being written as files, then kill without warning.
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []
+                if files.count >= 3 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            #expect(child.terminationReason == .uncaughtSignal)
+
+            try await withStore(at: url) { store in
+                let rows = try await store.read { db in
+                    try db.rows("SELECT lower(hex(key)), data IS NULL FROM blobs").map {
+                        ($0[0].text ?? "", $0[1].integer == 1)
+                    }
+                }
+                #expect(!rows.isEmpty)
+                for (key, isFile) in rows {
+                    if isFile {
+                        #expect(FileManager.default.fileExists(atPath: blobs.appendingPathComponent(key).path))
+                    }
+                    // Decompresses, has its recorded size, and hashes to its key (checked inside).
+                    _ = try #require(try await store.blobData(forKey: key))
+                }
+                // No file without a row, and no temporary file, survives this open.
+                let fileKeys = Set(rows.filter(\.1).map(\.0))
+                let files = Set(try FileManager.default.contentsOfDirectory(atPath: blobs.path))
+                #expect(files == fileKeys)
+                let check = try await store.read { db in try db.scalar("PRAGMA integrity_check")?.text }
+                #expect(check == "ok")
+            }
+        }
+    }
+}

@@ -81,8 +81,11 @@ import Testing
             let store = try await LogStore(storeURL: url, options: [.readonly])
             let page = try await store.messages(MessageQuery(order: .oldestFirst, limit: 5000))
             try await store.close()
+            // The network tasks' technical messages share the timeline (and carry the task's id).
+            let logged = page.messages.filter { $0.metadata["taskID"] == nil }
+            #expect(logged.count == 2000)
+            #expect(page.messages.count > 2000)
             let times = page.messages.map(\.createdAt)
-            #expect(times.count == 2000)
             #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
             #expect(times.last! <= CLITests.now)
             #expect(times.first! >= CLITests.now.addingTimeInterval(-3 * 3600))
@@ -274,12 +277,300 @@ import Testing
         }
     }
 
+    // MARK: network tasks
+
+    /// A demo store with `tasks` network tasks (the first ones are the demo's fixed showcase:
+    /// a catalog page sent with credentials, images, a timeout, an export, 4xx and 5xx, …).
+    func makeDemoStore(at url: URL, count: Int = 300, tasks: Int = 60) async throws {
+        let run = await logstore("demo", url.path, "--count", "\(count)", "--tasks", "\(tasks)", "--sessions", "2", "--seed", "11")
+        try #require(run.status == 0, "\(run.error)")
+    }
+
+    /// Every task of the store as `tasks --json` prints them, oldest first.
+    func allTasks(_ url: URL, _ filters: String...) async throws -> [[String: Any]] {
+        let run = await logstore(["tasks", url.path, "--json", "--oldest-first", "--limit", "100000"] + filters)
+        try #require(run.status == 0, "\(run.error)")
+        return try run.lines.map(jsonObject)
+    }
+
+    func logstore(_ arguments: [String]) async -> Run {
+        var output = ""
+        var error = ""
+        let status = await LogStoreCommand.run(
+            arguments, output: &output, error: &error, environment: CommandEnvironment(now: Self.now))
+        return Run(status: status, output: output, error: error)
+    }
+
+    @Test func demoWritesTasksAndBlobs() async throws {
+        try await withTemporaryStoreURL { url in
+            let run = await logstore("demo", url.path, "--count", "400", "--tasks", "40", "--sessions", "2", "--seed", "3")
+            #expect(run.status == 0, "\(run.error)")
+            #expect(run.output.contains("400 messages in 2 sessions"))
+            #expect(run.output.contains("40 tasks to "))
+            #expect(run.output.contains("Authorization: <private>"))
+            #expect(run.output.contains("logstore blobs \(url.path)"))
+            let object = try jsonObject(await logstore("info", url.path, "--json").output)
+            #expect(object["messageCount"] as? Int == 400)
+            #expect(object["taskCount"] as? Int == 40)
+            #expect((object["blobCount"] as? Int ?? 0) > 0)
+            #expect((object["blobsDecompressedSize"] as? Int ?? 0) > (object["blobsSize"] as? Int ?? 0))
+            // Exports are large enough to be files.
+            let files = try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
+            #expect(!files.isEmpty)
+
+            let none = await logstore("demo", url.path, "--count", "10", "--tasks", "0", "--append", "--sessions", "1")
+            #expect(none.status == 0, "\(none.error)")
+            #expect(!none.output.contains("Network tasks:"))
+            #expect(try jsonObject(await logstore("info", url.path, "--json").output)["taskCount"] as? Int == 40)
+        }
+    }
+
+    @Test func demoTasksAreRecordedAsWritten() async throws {
+        try await withTemporaryStoreURL { url in
+            try await makeDemoStore(at: url)
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            let page = try await store.tasks(TaskQuery(order: .oldestFirst, limit: 1000))
+            let images = page.tasks.filter { $0.contentType?.hasPrefix("image/") == true && $0.statusCode == 200 }
+            var formats: Set<String> = []
+            for image in images {
+                let details = try #require(try await store.task(id: image.id))
+                let format = try #require(details.metadata["imageFormat"], "\(image.url ?? "")")
+                formats.insert(format)
+                let width = try #require(details.metadata["imageWidth"].flatMap { Int($0) })
+                #expect(image.url?.contains("/\(width)x") == true || image.url?.contains(".gif") == true)
+            }
+            #expect(formats == ["png", "jpeg", "gif"])
+            // Failures: timeouts and refused connections without a response, and 5xx answers.
+            #expect(page.tasks.contains { $0.error?.code == -1001 && $0.statusCode == nil && $0.state == .failure })
+            #expect(page.tasks.contains { ($0.statusCode ?? 0) >= 500 && $0.state == .failure })
+            #expect(page.tasks.filter { $0.state == .pending }.count == 2)
+            #expect(page.tasks.contains { $0.taskType == .download && $0.progress != nil })
+            // Metrics with phases, and a redirect with two transactions.
+            let first = try #require(try await store.task(id: page.tasks[0].id))
+            #expect(first.transactions.first?.responseStart != nil)
+            var redirected = false
+            for task in page.tasks where task.url?.hasPrefix("https://cdn.") == true {
+                if try await store.task(id: task.id)?.transactions.count == 2 { redirected = true }
+            }
+            #expect(redirected)
+            try await store.close()
+        }
+    }
+
+    @Test func tasksJSONLinesParseAndFiltersWork() async throws {
+        try await withTemporaryStoreURL { url in
+            try await makeDemoStore(at: url)
+            let all = try await allTasks(url)
+            #expect(all.count == 60)
+            for task in all {
+                for key in ["id", "rowID", "createdAt", "method", "url", "host", "state", "label", "sessionID"] {
+                    #expect(task[key] != nil, "missing \(key)")
+                }
+                #expect(UUID(uuidString: task["id"] as? String ?? "") != nil)
+            }
+            func status(_ task: [String: Any]) -> Int? { task["statusCode"] as? Int }
+
+            let clientErrors = try await allTasks(url, "--status", "4xx")
+            #expect(!clientErrors.isEmpty)
+            #expect(clientErrors.allSatisfy { (400...499).contains(status($0) ?? 0) })
+            #expect(clientErrors.count == all.filter { (400...499).contains(status($0) ?? 0) }.count)
+
+            let serverErrors = try await allTasks(url, "--status", "500-599")
+            #expect(!serverErrors.isEmpty)
+            #expect(serverErrors.count == all.filter { (500...599).contains(status($0) ?? 0) }.count)
+            #expect(try await allTasks(url, "--status", "200").count == all.filter { status($0) == 200 }.count)
+
+            let posts = try await allTasks(url, "--method", "post")
+            #expect(!posts.isEmpty)
+            #expect(posts.allSatisfy { $0["method"] as? String == "POST" })
+            #expect(posts.count == all.filter { $0["method"] as? String == "POST" }.count)
+            let writes = try await allTasks(url, "--method", "POST", "--method", "PUT")
+            #expect(writes.count == all.filter { ["POST", "PUT"].contains($0["method"] as? String ?? "") }.count)
+
+            let failures = try await allTasks(url, "--state", "failure")
+            let failedState = Int(NetworkTaskState.failure.rawValue)
+            #expect(!failures.isEmpty)
+            #expect(failures.allSatisfy { $0["state"] as? Int == failedState })
+            #expect(failures.count == all.filter { $0["state"] as? Int == failedState }.count)
+            #expect(try await allTasks(url, "--state", "pending").count == 2)
+
+            let host = try #require(all.first?["host"] as? String)
+            let onHost = try await allTasks(url, "--host", host.uppercased())
+            #expect(onHost.count == all.filter { $0["host"] as? String == host }.count)
+            #expect(try await allTasks(url, "--label", "payments").allSatisfy { $0["label"] as? String == "payments" })
+            #expect(try await allTasks(url, "--since", "2025-06-15T15:06:41Z").isEmpty)
+        }
+    }
+
+    @Test func tasksHumanLinesAndPages() async throws {
+        try await withTemporaryStoreURL { url in
+            try await makeDemoStore(at: url)
+            var seen: [String] = []
+            var arguments = ["tasks", url.path, "--limit", "25", "--oldest-first"]
+            for _ in 0..<5 {
+                let run = await logstore(arguments)
+                #expect(run.status == 0)
+                let lines = run.lines
+                seen += lines.filter { !$0.hasPrefix("-- more:") }
+                guard let more = lines.last, more.hasPrefix("-- more: logstore tasks ") else { break }
+                arguments = ["tasks", url.path, "--limit", "25", "--oldest-first", "--cursor", try #require(more.split(separator: " ").last.map(String.init))]
+            }
+            #expect(seen.count == 60)
+            #expect(Set(seen).count == 60)
+            let first = try #require(seen.first)
+            #expect(first.hasPrefix("2025-06-15T"))
+            #expect(first.contains(" GET  200 "))
+            #expect(first.contains("https://catalog.shop.internal/v1/products?page="))
+            #expect(UUID(uuidString: String(first.suffix(36))) != nil)
+            #expect(seen.contains { $0.contains(" ERR ") && $0.contains("The request timed out.") })
+            #expect(!seen.joined().contains("\u{1B}"))
+
+            var output = ""
+            var error = ""
+            _ = await LogStoreCommand.run(
+                ["tasks", url.path, "--status", "5xx"], output: &output, error: &error,
+                environment: CommandEnvironment(usesColors: true, now: Self.now))
+            #expect(output.contains("\u{1B}[1;31m5"))
+            let none = await logstore("tasks", url.path, "--host", "nowhere.example")
+            #expect(none.output == "No tasks match.\n")
+        }
+    }
+
+    @Test func taskShowsRedactedHeadersPrettyJSONAndTimings() async throws {
+        try await withTemporaryStoreURL { url in
+            try await makeDemoStore(at: url)
+            let all = try await allTasks(url)
+            // The first task is a catalog page fetched with a bearer token.
+            let first = try #require(all.first?["id"] as? String)
+            let run = await logstore("task", url.path, first)
+            #expect(run.status == 0, "\(run.error)")
+            #expect(run.output.hasPrefix("GET https://catalog.shop.internal/v1/products?page="))
+            #expect(run.lines.contains("  Authorization: <private>"))
+            #expect(!run.output.contains("Bearer"))
+            #expect(run.lines.contains("  {"))
+            #expect(run.lines.contains { $0.hasPrefix("    \"page\": ") })
+            #expect(run.lines.contains("    \"items\": ["))
+            #expect(run.output.contains("Response  200 OK"))
+            #expect(run.output.contains("Transaction 1 of 1: network load, h2"))
+            #expect(run.lines.contains { $0.hasPrefix("    Waiting ") && $0.hasSuffix(" ms") })
+            #expect(run.output.contains("--full prints all"))
+            let full = await logstore("task", url.path, first, "--full")
+            #expect(!full.output.contains("--full prints all"))
+            #expect(full.lines.count > run.lines.count)
+
+            // JSON body fields and signed URLs are redacted too (the demo's configuration).
+            let token = try #require(all.first { ($0["url"] as? String)?.hasSuffix("/oauth/token") == true }?["id"] as? String)
+            let tokenRun = await logstore("task", url.path, token)
+            #expect(tokenRun.output.contains(#""refresh_token": "<private>""#))
+            #expect(tokenRun.output.contains("Set-Cookie: <private>"))
+            let upload = try #require(all.first { $0["method"] as? String == "PUT" }?["id"] as? String)
+            let uploadRun = await logstore("task", url.path, upload)
+            #expect(uploadRun.output.contains("X-Amz-Signature=%3Cprivate%3E"))
+            #expect(uploadRun.output.contains("bytes binary (application/pdf)"))
+
+            let png = try #require(all.first { ($0["url"] as? String)?.hasSuffix(".png") == true }?["id"] as? String)
+            let pngRun = await logstore("task", url.path, png)
+            #expect(pngRun.output.contains("Image: PNG, 200 × 150 pixels"))
+            #expect(pngRun.output.contains("bytes binary (image/png)"))
+
+            let timeout = try #require(all.first { ($0["error"] as? [String: Any])?["code"] as? Int == -1001 }?["id"] as? String)
+            let timeoutRun = await logstore("task", url.path, timeout)
+            #expect(timeoutRun.output.contains("→ failed in "))
+            #expect(timeoutRun.output.contains("Error: The request timed out. (NSURLErrorDomain -1001)"))
+            #expect(timeoutRun.output.contains("no response"))
+
+            let video = try #require(all.first { ($0["url"] as? String)?.hasSuffix(".mp4") == true }?["id"] as? String)
+            #expect(await logstore("task", url.path, video).output.contains("(not stored: over the size limit)"))
+
+            let decoding = try #require(all.first { ($0["contentType"] as? String) == "text/html" && $0["statusCode"] as? Int == 200 }?["id"] as? String)
+            let decodingRun = await logstore("task", url.path, decoding)
+            #expect(decodingRun.output.contains("Decoding error: dataCorrupted"))
+            #expect(decodingRun.lines.contains("  <!DOCTYPE html>"))
+
+            let json = await logstore("task", url.path, first, "--json")
+            let details = try jsonObject(json.output)
+            #expect((details["summary"] as? [String: Any])?["id"] as? String == first)
+            #expect((details["responseBodyKey"] as? String)?.count == 40)
+            #expect(((details["request"] as? [String: Any])?["headers"] as? [String: String])?["Authorization"] == "<private>")
+            #expect((details["transactions"] as? [Any])?.count == 1)
+        }
+    }
+
+    @Test func anUnknownTaskIsAFailure() async throws {
+        try await withTemporaryStoreURL { url in
+            try await makeDemoStore(at: url, count: 20, tasks: 3)
+            let id = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
+            let run = await logstore("task", url.path, id)
+            #expect(run.status == 1)
+            #expect(run.error == "logstore: no task with id \(id) in \(url.path)\n")
+            #expect(run.output.isEmpty)
+            let malformed = await logstore("task", url.path, "1234")
+            #expect(malformed.status == 64)
+            #expect(malformed.error.contains("invalid task id '1234'"))
+        }
+    }
+
+    @Test func blobsJSONParsesAndLinkCountsAddUp() async throws {
+        try await withTemporaryStoreURL { url in
+            try await makeDemoStore(at: url)
+            let run = await logstore("blobs", url.path, "--json", "--limit", "100000")
+            #expect(run.status == 0, "\(run.error)")
+            let blobs = try run.lines.map(jsonObject)
+            let info = try jsonObject(await logstore("info", url.path, "--json").output)
+            #expect(blobs.count == info["blobCount"] as? Int)
+            #expect(blobs.reduce(0) { $0 + ($1["size"] as? Int ?? 0) } == info["blobsSize"] as? Int)
+
+            // Each blob's links are the task bodies stored under its key.
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            var references: [String: Int] = [:]
+            for task in try await store.tasks(TaskQuery(limit: 1000)).tasks {
+                let details = try #require(try await store.task(id: task.id))
+                for key in [details.requestBodyKey, details.responseBodyKey].compactMap({ $0 }) { references[key, default: 0] += 1 }
+            }
+            try await store.close()
+            var links: [String: Int] = [:]
+            for blob in blobs {
+                let key = try #require(blob["key"] as? String)
+                #expect(key.count == 40 && key.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+                links[key] = blob["linkCount"] as? Int
+                let storage = blob["storage"] as? String
+                #expect(storage == ((blob["size"] as? Int ?? 0) > 16 * 1024 ? "file" : "inline"))
+            }
+            #expect(links == references)
+            #expect(links.values.contains { $0 > 1 }, "the demo's repeated bodies are deduplicated")
+            #expect(blobs.contains { $0["storage"] as? String == "file" })
+
+            let human = await logstore("blobs", url.path, "--limit", "3")
+            #expect(human.lines.first?.hasPrefix("KEY ") == true)
+            #expect(human.lines.count == 5)
+            #expect(human.lines[1].hasSuffix("  file"))
+            #expect(human.lines[1].contains("×"))
+            #expect(human.lines.last?.hasPrefix("Showing 3 of ") == true)
+            #expect(human.error.isEmpty)
+        }
+    }
+
+    @Test func aStoreWithoutTasksListsNone() async throws {
+        // Schema 1, from before network tasks: read-only, so it is not migrated.
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent("store-v1.logstore")
+            try FileManager.default.copyItem(at: FixtureTests.fixtures.appendingPathComponent("store-v1.logstore"), to: copy)
+            #expect(await logstore("tasks", copy.path).output == "No tasks match.\n")
+            #expect(await logstore("blobs", copy.path).output == "No blobs.\n")
+            #expect(await logstore("blobs", copy.path, "--json").output.isEmpty)
+            #expect(await logstore("task", copy.path, UUID().uuidString).status == 1)
+            let store = try await LogStore(storeURL: copy, options: [.readonly])
+            #expect(try await store.blobs().isEmpty)
+            try await store.close()
+        }
+    }
+
     // MARK: errors and help
 
     @Test func aMissingStoreIsReportedAndNotCreated() async throws {
         try await withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("missing.logstore")
-            for command in ["info", "messages", "sessions"] {
+            for command in ["info", "messages", "sessions", "tasks", "blobs"] {
                 let run = await logstore(command, url.path)
                 #expect(run.status == 1)
                 #expect(run.error.contains(url.path))
@@ -310,7 +601,9 @@ import Testing
             let cases: [[String]] = [
                 [], ["frobnicate"], ["--bogus"], ["info", url.path, "--bogus"], ["info"], ["info", url.path, "extra"],
                 ["messages", url.path, "--limit"], ["info", url.path, "--json=yes"], ["demo", url.path, "--count", "-5"],
-                ["sessions", url.path, "-x"], ["help", "frobnicate"],
+                ["sessions", url.path, "-x"], ["help", "frobnicate"], ["tasks", url.path, "--status", "7xx"],
+                ["tasks", url.path, "--state", "done"], ["tasks", url.path, "--method", "G E T"], ["task", url.path],
+                ["task", url.path, "not-a-uuid"], ["blobs", url.path, "--limit", "0"], ["demo", url.path, "--tasks", "-1"],
             ]
             for arguments in cases {
                 var output = ""
@@ -323,7 +616,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["demo", "info", "messages", "sessions"])
+    @Test(arguments: ["demo", "info", "messages", "sessions", "tasks", "task", "blobs"])
     func everyCommandHasHelp(_ command: String) async throws {
         let run = await logstore(command, "--help")
         #expect(run.status == 0)
@@ -337,7 +630,7 @@ import Testing
     @Test func topLevelHelpListsTheCommands() async {
         let run = await logstore("--help")
         #expect(run.status == 0)
-        for command in ["demo", "info", "messages", "sessions"] {
+        for command in ["demo", "info", "messages", "sessions", "tasks", "task", "blobs"] {
             #expect(run.output.contains("\n  \(command) "))
         }
     }
@@ -393,6 +686,50 @@ import Testing
         #expect(parsed.positionals == ["store", "--odd"])
         #expect(parsed.all("label") == ["a", "b"])
         #expect(parsed.flag("json"))
+    }
+
+    @Test func statusesParseAsCodesClassesAndRanges() throws {
+        #expect(try ValueParsers.statusCodes("200") == 200...200)
+        #expect(try ValueParsers.statusCodes("4xx") == 400...499)
+        #expect(try ValueParsers.statusCodes("5XX") == 500...599)
+        #expect(try ValueParsers.statusCodes("500-504") == 500...504)
+        for bad in ["600", "4x", "6xx", "abc", "599-500", "20", "200-", "-200", "1000"] {
+            #expect(throws: UsageError.self, "\(bad)") { try ValueParsers.statusCodes(bad) }
+        }
+        #expect(try ValueParsers.taskState("Failure") == .failure)
+        #expect(throws: UsageError.self) { try ValueParsers.taskState("failed") }
+        #expect(try ValueParsers.method("post") == "POST")
+    }
+
+    @Test func jsonIsReindentedKeepingItsOrder() {
+        let body = Data(#"{"b":1,"a":[1, 2.50,{"c":"x, {y}: \"z\""}],"e":{},"f":[ ],"g":null}"#.utf8)
+        let (lines, truncated) = JSONPretty.lines(body, limit: nil)
+        #expect(!truncated)
+        #expect(lines == [
+            "{", #"  "b": 1,"#, #"  "a": ["#, "    1,", "    2.50,", "    {", #"      "c": "x, {y}: \"z\"""#, "    }", "  ],",
+            #"  "e": {},"#, #"  "f": [],"#, #"  "g": null"#, "}",
+        ])
+        #expect(JSONPretty.lines(body, limit: 3) == (["{", #"  "b": 1,"#, #"  "a": ["#], true))
+        #expect(TaskFormat.isJSON(body, contentType: "application/problem+json; charset=utf-8"))
+        #expect(TaskFormat.isJSON(body, contentType: nil))
+        #expect(!TaskFormat.isJSON(body, contentType: "text/html"))
+        #expect(!TaskFormat.isJSON(Data("{not json".utf8), contentType: "application/json"))
+    }
+
+    @Test func demoImagesAreWhatTheyClaim() throws {
+        var random = DemoRandom(seed: 1)
+        let png = DemoImages.png(width: 200, height: 150, &random)
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        #expect(png.count > 200 * 150)
+        let gif = DemoImages.gif(width: 32, height: 32)
+        #expect(gif.prefix(6) == Data("GIF89a".utf8))
+        #expect(gif.last == 0x3B)
+        let jpeg = DemoImages.jpeg(width: 800, height: 600)
+        #expect(jpeg.prefix(2) == Data([0xFF, 0xD8]))
+        #expect(jpeg.suffix(2) == Data([0xFF, 0xD9]))
+        // CRC-32 and Adler-32 check values of "123456789".
+        #expect(DemoImages.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(DemoImages.adler32(Array("123456789".utf8)) == 0x091E_01DE)
     }
 
     @Test func theContinuationReplacesTheCursor() {

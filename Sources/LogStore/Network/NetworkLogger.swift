@@ -90,29 +90,35 @@ public final class NetworkLogger: Sendable {
     /// store's ``LogStore/Configuration/responseBodySizeLimit``, past which only the size counts).
     public func logDataReceived(taskID: UUID, data: Data) {
         let limit = store.configuration.responseBodySizeLimit
-        tasks.withLock { tasks in
-            guard case .open(var task) = tasks[taskID] else { return }
+        updateOpenTask(taskID) { task in
             task.receivedBytes += Int64(data.count)
             if task.data.count + data.count <= limit + 1 { task.data.append(data) }
-            tasks[taskID] = .open(task)
         }
     }
 
     /// The task's metrics were collected.
     public func logMetrics(taskID: UUID, metrics: NetworkMetrics) {
-        tasks.withLock { tasks in
-            guard case .open(var task) = tasks[taskID] else { return }
-            task.metrics = metrics
-            tasks[taskID] = .open(task)
-        }
+        updateOpenTask(taskID) { $0.metrics = metrics }
     }
 
     /// Decoding the task's response failed (recorded with the task when it completes, or on
     /// the stored task if it already has).
     public func logDecodingError(taskID: UUID, error: any Error) {
+        let description = String(describing: error)
+        updateOpenTask(taskID) { $0.decodingError = description }
+    }
+
+    /// Changes an open task in place. The record leaves the dictionary while it changes, so
+    /// its body buffer is uniquely referenced and a chunk appends instead of copying all the
+    /// bytes received so far.
+    private func updateOpenTask(_ taskID: UUID, _ change: (inout OpenTask) -> Void) {
         tasks.withLock { tasks in
-            guard case .open(var task) = tasks[taskID] else { return }
-            task.decodingError = String(describing: error)
+            guard let record = tasks.removeValue(forKey: taskID) else { return }
+            guard case .open(var task) = consume record else {
+                tasks[taskID] = .excluded
+                return
+            }
+            change(&task)
             tasks[taskID] = .open(task)
         }
     }

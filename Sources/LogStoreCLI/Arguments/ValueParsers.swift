@@ -74,6 +74,50 @@ enum ValueParsers {
         return cursor
     }
 
+    /// A status code (`200`), a class (`4xx`) or an inclusive range (`500-599`), within 100...599.
+    static func statusCodes(_ text: String, option: String = "status") throws(UsageError) -> ClosedRange<Int> {
+        let expected = "expected a status code (200), a class (4xx) or a range (500-599) from 100 to 599"
+        let lowered = text.lowercased()
+        if lowered.count == 3, lowered.hasSuffix("xx"), let digit = lowered.first?.wholeNumberValue, (1...5).contains(digit) {
+            return (digit * 100)...(digit * 100 + 99)
+        }
+        let bounds = lowered.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...2).contains(bounds.count),
+            let lower = Int(bounds[0]), let upper = Int(bounds[bounds.count - 1]),
+            bounds.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isASCII) }),
+            (100...599).contains(lower), (100...599).contains(upper)
+        else { throw invalid(option, text, expected) }
+        guard lower <= upper else { throw invalid(option, text, "the first code must not be above the second") }
+        return lower...upper
+    }
+
+    /// `pending`, `success` or `failure`.
+    static func taskState(_ text: String, option: String = "state") throws(UsageError) -> NetworkTaskState {
+        switch text.lowercased() {
+        case "pending": return .pending
+        case "success": return .success
+        case "failure": return .failure
+        default: throw invalid(option, text, "expected pending, success or failure")
+        }
+    }
+
+    /// An HTTP method: a token of letters (`GET`, `post`), upper-cased.
+    static func method(_ text: String, option: String = "method") throws(UsageError) -> String {
+        guard !text.isEmpty, text.count <= 20, text.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw invalid(option, text, "expected an HTTP method such as GET or POST")
+        }
+        return text.uppercased()
+    }
+
+    /// A task id, as `logstore tasks` prints it.
+    static func taskID(_ text: String, option: String = "task-id") throws(UsageError) -> UUID {
+        guard let uuid = UUID(uuidString: text) else {
+            throw UsageError(message: "invalid task id '\(text)': expected a UUID such as 6F9619FF-8B86-D011-B42D-00C04FC964FF "
+                + "(the last column of 'logstore tasks')")
+        }
+        return uuid
+    }
+
     private static func invalid(_ option: String, _ text: String, _ expected: String) -> UsageError {
         UsageError(message: "invalid value '\(text)' for --\(option): \(expected)")
     }

@@ -91,8 +91,8 @@ enum MessagesCommand: Command {
         return query
     }
 
-    /// The same command line with `--cursor` set to continue after this page.
-    static func continuation(_ raw: [String], cursor: MessageQuery.Cursor) -> String {
+    /// The same command line (of `command`) with `--cursor` set to continue after this page.
+    static func continuation(_ raw: [String], cursor: MessageQuery.Cursor, command: String = "messages") -> String {
         var kept: [String] = []
         var afterDashes: [String] = []
         var index = 0
@@ -110,7 +110,7 @@ enum MessagesCommand: Command {
             if argument.hasPrefix("--cursor=") { continue }
             kept.append(argument)
         }
-        let words = ["logstore", "messages"] + kept + ["--cursor", cursor.description] + afterDashes
+        let words = ["logstore", command] + kept + ["--cursor", cursor.description] + afterDashes
         return words.map(Format.shellQuoted).joined(separator: " ")
     }
 }

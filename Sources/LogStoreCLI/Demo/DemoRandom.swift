@@ -85,3 +85,11 @@ struct DemoRandom: RandomNumberGenerator {
         ])
     }
 }
+
+extension DemoRandom {
+    /// `count` characters of the URL-safe base64 alphabet, as tokens are spelled.
+    mutating func base64URL(_ count: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        return String((0..<count).map { _ in alphabet[Int(next() & 63)] })
+    }
+}

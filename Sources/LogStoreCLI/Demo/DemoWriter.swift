@@ -1,14 +1,17 @@
 import Foundation
 import LogStore
 
-/// Writes the demo's messages through the public API: each session opens the store, logs its
-/// share with explicit increasing times, and closes it (which commits everything).
+/// Writes the demo's messages and network tasks through the public API: each session opens
+/// the store, logs its share with explicit increasing times, records its share of tasks between
+/// those messages on the same timeline, and closes it (which commits everything).
 struct DemoWriter {
     let url: URL
     let count: Int
     let sessions: Int
     let seed: UInt64
     let end: Date
+    /// How many network tasks to write in all.
+    var tasks = 0
 
     /// What was written, for the summary.
     struct Tally {
@@ -16,25 +19,78 @@ struct DemoWriter {
         var sessions = 0
         var levels: [LogStore.Level: Int] = [:]
         var labels: [String: Int] = [:]
+        var tasks = 0
+        var failedTasks = 0
+        var pendingTasks = 0
+        /// Tasks recorded through a `NetworkLogger` (the others with `storeRequest`).
+        var loggedTasks = 0
+        var hosts: Set<String> = []
+        /// A task sent with credentials, to show how the store redacted them.
+        var credentialedTaskID: UUID?
+        /// How many credential headers it has.
+        var credentialCount = 0
+        /// A task whose response is an image.
+        var imageTaskID: UUID?
     }
 
-    /// Writes every session; `progress` is called after each with its index and message count.
-    func write(progress: (Int, Int) -> Void) async throws -> Tally {
-        var generator = DemoGenerator(seed: seed, count: count, sessions: sessions, end: end)
+    /// The timeline the messages are spread over.
+    static let span: TimeInterval = 3 * 3600
+
+    /// The redaction the demo's store uses: the default headers (Authorization, Cookie, …), plus
+    /// the tokens in the JSON bodies and the signatures of pre-signed URLs its calls carry.
+    static var redaction: Redaction {
+        Redaction(
+            sensitiveQueryItems: ["X-Amz-Credential", "X-Amz-Signature"],
+            sensitiveJSONFields: ["access_token", "refresh_token", "password"])
+    }
+
+    /// Writes every session; `progress` is called after each with its index, message count and
+    /// task count.
+    func write(progress: (Int, Int, Int) -> Void) async throws -> Tally {
+        var generator = DemoGenerator(seed: seed, count: count, sessions: sessions, end: end, span: Self.span)
+        var network = DemoNetworkGenerator(seed: seed)
         var configuration = LogStore.Configuration()
         // Demo data must be complete: slow down rather than drop.
         configuration.overflowPolicy = .waitForSpace
         configuration.appVersion = "demo \(LogStore.Version.library)"
+        configuration.redaction = Self.redaction
         var tally = Tally()
         var levelCounts = [Int](repeating: 0, count: LogStore.Level.allCases.count)
         var labelCounts = [Int](repeating: 0, count: DemoLabel.allCases.count)
         let labelIndex = Dictionary(uniqueKeysWithValues: DemoLabel.allCases.enumerated().map { ($1, $0) })
+        // The time of the last message or task written: every later one comes after it.
+        var lastTime: Date?
 
         for session in 0..<sessions {
             let share = count / sessions + (session < count % sessions ? 1 : 0)
+            let taskShare = tasks / sessions + (session < tasks % sessions ? 1 : 0)
+            // A couple of tasks are still running when the last session closes.
+            let pendingFrom = session == sessions - 1 && tasks >= 20 ? taskShare - 2 : taskShare
             let store = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
-            for _ in 0..<share {
+            var recorder = DemoNetworkRecorder(store: store)
+            var tasksDone = 0
+            func recordTasks(_ number: Int, after lower: Date, before upper: Date) {
+                for step in 0..<number {
+                    let time = lower.addingTimeInterval(upper.timeIntervalSince(lower) * Double(step + 1) / Double(number + 1))
+                    let task = tasksDone >= pendingFrom
+                        ? network.pending(at: time, large: tasksDone == pendingFrom)
+                        : network.next(at: time)
+                    recorder.record(task)
+                    tally.count(task)
+                    tasksDone += 1
+                }
+                if number > 0 { lastTime = upper }
+            }
+
+            for position in 0..<share {
                 let message = generator.next(session: session)
+                // The tasks due at this position go between the previous message and this one.
+                var due = 0
+                while tasksDone + due < taskShare, (tasksDone + due) * share / taskShare == position { due += 1 }
+                if due > 0 {
+                    let lower = max(lastTime ?? .distantPast, message.createdAt.addingTimeInterval(-1))
+                    recordTasks(due, after: lower, before: message.createdAt)
+                }
                 let source = message.label.source
                 store.storeMessage(
                     createdAt: message.createdAt, label: message.label.rawValue, level: message.level,
@@ -43,6 +99,13 @@ struct DemoWriter {
                     line: UInt(source.line + Int(message.level.rawValue) * 7))
                 levelCounts[Int(message.level.rawValue)] += 1
                 labelCounts[labelIndex[message.label] ?? 0] += 1
+                lastTime = message.createdAt
+            }
+            if tasksDone < taskShare {
+                // A session without messages: spread its tasks over its part of what is left.
+                let lower = lastTime ?? end.addingTimeInterval(-Self.span)
+                let upper = lower.addingTimeInterval(end.timeIntervalSince(lower) / Double(sessions - session))
+                recordTasks(taskShare - tasksDone, after: lower, before: upper)
             }
             // Flush before closing: close() alone can close the connection while a large backlog
             // is still queued (reported to the library owners), failing with SQLite error 21.
@@ -50,12 +113,35 @@ struct DemoWriter {
             try await store.close()
             tally.written += share
             tally.sessions += 1
-            progress(session, share)
+            progress(session, share, taskShare)
         }
         for level in LogStore.Level.allCases { tally.levels[level] = levelCounts[Int(level.rawValue)] }
         for (index, label) in DemoLabel.allCases.enumerated() where labelCounts[index] > 0 {
             tally.labels[label.rawValue] = labelCounts[index]
         }
         return tally
+    }
+}
+
+extension DemoWriter.Tally {
+    mutating func count(_ task: DemoTask) {
+        tasks += 1
+        if task.isPending {
+            pendingTasks += 1
+        } else if task.isFailure {
+            failedTasks += 1
+        }
+        if task.usesLogger { loggedTasks += 1 }
+        if let host = task.request.url?.host { hosts.insert(host) }
+        guard task.usesLogger, !task.isPending, !task.isFailure else { return }
+        // The first task with the most credentials in its headers and a JSON response.
+        let credentials = ["Authorization", "Cookie"].filter { task.request.value(forHTTPHeaderField: $0) != nil }.count
+        if credentials > credentialCount, task.response?.contentType == "application/json", task.responseBody != nil {
+            credentialedTaskID = task.id
+            credentialCount = credentials
+        }
+        if imageTaskID == nil, task.response?.contentType?.hasPrefix("image/") == true, task.responseBody != nil {
+            imageTaskID = task.id
+        }
     }
 }

@@ -13,6 +13,21 @@ struct TextStyle: Sendable {
     func cyan(_ text: String) -> String { wrap(text, "36") }
     func yellow(_ text: String) -> String { wrap(text, "33") }
     func red(_ text: String) -> String { wrap(text, "31") }
+    func green(_ text: String) -> String { wrap(text, "32") }
+    func boldRed(_ text: String) -> String { wrap(text, "1;31") }
+
+    /// A status column in the colour of its class: 2xx green, 3xx cyan, 4xx yellow, 5xx and
+    /// failures without a response red, pending dim.
+    func status(_ text: String, code: Int?, state: NetworkTaskState) -> String {
+        guard let code else { return state == .pending ? dim(text) : boldRed(text) }
+        switch code {
+        case 200..<300: return green(text)
+        case 300..<400: return cyan(text)
+        case 400..<500: return yellow(text)
+        case 500..<600: return boldRed(text)
+        default: return text
+        }
+    }
 
     /// A level's name, upper-cased and padded to the widest (`CRITICAL`), in its colour.
     func level(_ level: LogStore.Level) -> String {
