@@ -74,13 +74,16 @@ struct KilledWriterTests {
             child.standardError = FileHandle.nullDevice
             try child.run()
             let blobs = url.appendingPathComponent("blobs")
-            // Wait until bodies are being written as files, then kill without warning.
+            // Wait until bodies are being written as files and a few batches have committed
+            // (the writer commits every 300 ms), then kill without warning, mid-run.
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
                 let files = (try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []
                 if files.count >= 3 { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
+            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(child.isRunning, "the child finished before it could be killed")
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             #expect(child.terminationReason == .uncaughtSignal)
