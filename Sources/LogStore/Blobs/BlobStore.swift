@@ -175,6 +175,31 @@ final class BlobStore {
         return BlobReference(rowID: rowID, key: key, size: size, decompressedSize: body.count)
     }
 
+    /// Stores a body whose key (and, when it is new and compressible, compressed form) were
+    /// computed ahead by ``TaskPreparation`` off the writer thread; a new body whose compression
+    /// was not prepared is compressed here.
+    func store(_ body: TaskPreparation.PreparedBody) throws -> BlobReference {
+        assert(connection.isInTransaction, "BlobStore.store runs inside the caller's transaction")
+        if let existing = try addLink(to: body.key) { return existing }
+        return try body.data.withUnsafeBytes { raw in
+            if let compressed = body.compressed {
+                let rowID = try compressed.withUnsafeBytes { stored in
+                    try insert(key: body.key, stored: stored, compression: .zlib, decompressedSize: raw.count)
+                }
+                return BlobReference(rowID: rowID, key: body.key, size: compressed.count, decompressedSize: raw.count)
+            }
+            return try store(raw)
+        }
+    }
+
+    /// Whether a blob with `key` is stored (so a body with that key needs no compression).
+    func hasRow(_ key: SHA1.Digest) throws(DatabaseError) -> Bool {
+        let lookup = try connection.cachedStatement("SELECT 1 FROM blobs WHERE key = ?")
+        key.withUnsafeBytes { lookup.bind($0, at: 1) }
+        defer { lookup.reset() }
+        return try lookup.step()
+    }
+
     /// Stores the bytes of `body` (`Data`, `[UInt8]`, …); see the `UnsafeRawBufferPointer` variant.
     func store(_ body: some ContiguousBytes) throws -> BlobReference {
         try body.withUnsafeBytes { try store($0) }

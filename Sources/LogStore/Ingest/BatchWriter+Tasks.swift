@@ -31,37 +31,28 @@ extension BatchWriter {
             ])
     }
 
-    func insert(_ completed: LogStore.Event.NetworkTaskCompleted) throws {
+    func insert(_ completed: LogStore.Event.NetworkTaskCompleted, prepared: TaskPreparation.PreparedTask?) throws {
         let existing = try existingTask(completed.taskID)
         if let existing, existing.state != NetworkTaskState.pending.rawValue {
             return  // Completed twice: the first completion stands.
         }
-        let limit = bodySizeLimit
+        let prepared = prepared ?? TaskPreparation.prepareHere(completed, bodySizeLimit: bodySizeLimit)
         var flags: Int64 = 0
-        var requestBodyID: Int64?
         let requestBody = completed.requestBody ?? completed.request.body
-        if let requestBody {
-            if requestBody.count > limit { flags |= TaskBodyFlags.requestBodyOverLimit } else if !requestBody.isEmpty {
-                requestBodyID = try requestBody.withUnsafeBytes { try blobs.store($0).rowID }
-            }
-        }
-        var responseBodyID: Int64?
+        if let requestBody, requestBody.count > bodySizeLimit { flags |= TaskBodyFlags.requestBodyOverLimit }
+        let requestBodyID = try prepared.requestBody.map { try blobs.store($0).rowID }
         let responseBodySize = completed.responseBodySize ?? Int64(completed.responseBody?.count ?? 0)
+        if responseBodySize > Int64(bodySizeLimit) { flags |= TaskBodyFlags.responseBodyOverLimit }
+        let responseBodyID = try prepared.responseBody.map { try blobs.store($0).rowID }
         var metadata: [String: String] = [:]
-        if responseBodySize > Int64(limit) {
-            flags |= TaskBodyFlags.responseBodyOverLimit
-        } else if let body = completed.responseBody, !body.isEmpty {
-            responseBodyID = try body.withUnsafeBytes { bytes in
-                if let image = ImageSize.read(bytes) {
-                    metadata["imageFormat"] = image.format.rawValue
-                    metadata["imageWidth"] = String(image.width)
-                    metadata["imageHeight"] = String(image.height)
-                }
-                return try blobs.store(bytes).rowID
-            }
+        if let image = prepared.image {
+            metadata["imageFormat"] = image.format.rawValue
+            metadata["imageWidth"] = String(image.width)
+            metadata["imageHeight"] = String(image.height)
         }
-        let requestHead = try storeHead(of: Self.head(of: completed.request))
-        let responseHead = try completed.response.map { try storeHead(of: $0) } ?? nil
+        let requestHead = try prepared.requestHead.map { try storeHead($0) } ?? storeHead(of: Self.head(of: completed.request))
+        let responseHead = try prepared.responseHead.map { try storeHead($0) }
+            ?? completed.response.map { try storeHead(of: $0) } ?? nil
         let state = completed.isFailure ? NetworkTaskState.failure : NetworkTaskState.success
         let url = completed.request.url
         let messageID = try insertTechnicalMessage(for: completed)
@@ -149,12 +140,16 @@ extension BatchWriter {
         return head
     }
 
-    /// Stores a request or response head (without its body) once however many tasks share it,
-    /// in one statement (an upsert that returns the row's id).
+    /// Stores a request or response head (without its body) once however many tasks share it.
     private func storeHead(of head: some Encodable) throws -> Int64? {
         let json = try Self.json(head)
-        let key = SHA1.hash(Data(json.utf8))
-        return try key.withUnsafeBytes { keyBytes in
+        return try storeHead(TaskPreparation.PreparedHead(json: json, key: SHA1.hash(Data(json.utf8))))
+    }
+
+    /// Stores a prepared head, in one statement (an upsert that returns the row's id).
+    private func storeHead(_ head: TaskPreparation.PreparedHead) throws -> Int64? {
+        let json = head.json
+        return try head.key.withUnsafeBytes { keyBytes in
             let statement = try connection.cachedStatement("""
                 INSERT INTO task_heads (key, json, link_count) VALUES (?, ?, 1)
                 ON CONFLICT (key) DO UPDATE SET link_count = link_count + 1

@@ -57,17 +57,21 @@ final class BatchWriter {
 
     /// Inserts events in one transaction (skipping the holes the overflow policy left); on
     /// failure nothing is kept and the caches that could point at rolled-back rows are cleared.
-    func commit(_ events: ArraySlice<LogStore.Event?>, dropNotice: LogStore.Event.MessageCreated?) throws {
+    func commit(
+        _ events: ArraySlice<LogStore.Event?>, prepared: [TaskPreparation.PreparedTask?]?,
+        dropNotice: LogStore.Event.MessageCreated?
+    ) throws {
         try transaction {
             try restoreSessionRow()
             batchRange = MessageRange()
             if let dropNotice { try insert(dropNotice) }
-            for case let event? in events {
+            for index in events.indices {
+                guard let event = events[index] else { continue }
                 switch event {
                 case .messageStored(let message): try insert(message)
                 case .networkTaskCreated(let task): try insert(task)
                 case .networkTaskProgressUpdated(let progress): try update(progress)
-                case .networkTaskCompleted(let task): try insert(task)
+                case .networkTaskCompleted(let task): try insert(task, prepared: prepared?[index] ?? nil)
                 }
             }
             try recordBlock()

@@ -237,11 +237,23 @@ final class StoreWriter: Sendable {
 
             let notice = dropped > writer.reportedDropCount
                 ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
+            var prepared: [TaskPreparation.PreparedTask?]?
+            if events.contains(where: { if case .networkTaskCompleted? = $0 { true } else { false } }) {
+                var tasks = TaskPreparation.prepare(events, bodySizeLimit: writer.bodySizeLimit)
+                do {
+                    try TaskPreparation.compressNewBodies(
+                        &tasks, isCompressionEnabled: writer.blobs.settings.isCompressionEnabled,
+                        level: writer.blobs.settings.compressionLevel, isKnown: writer.blobs.hasRow)
+                } catch {
+                    // Only a lookup failed: the blob store compresses what it must itself.
+                }
+                prepared = tasks
+            }
             var start = 0
             repeat {
                 let end = min(start + BatchWriter.eventsPerTransaction, events.count)
                 do {
-                    try writer.commit(events[start..<end], dropNotice: start == 0 ? notice : nil)
+                    try writer.commit(events[start..<end], prepared: prepared, dropNotice: start == 0 ? notice : nil)
                 } catch {
                     // What committed stays committed; the rest waits for the retry.
                     writer.retry = Array(events[start...])

@@ -1,0 +1,139 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The CPU-heavy part of storing network tasks, done before the batch transaction and spread
+/// over the CPUs: redaction, the bodies' SHA-1 keys, the heads' JSON and keys, image sizes, and
+/// zlib for the bodies the store does not have yet.
+///
+/// The writer thread alone hashing, compressing and inserting in series spent ~70 % of its
+/// time in SHA-1 and zlib on new 64 KiB bodies; split out, those run on every core and the
+/// writer's transaction only looks up keys and inserts.
+enum TaskPreparation {
+    /// What the writer needs to store one completed task without hashing or compressing.
+    struct PreparedTask: Sendable {
+        var requestBody: PreparedBody?
+        var responseBody: PreparedBody?
+        var requestHead: PreparedHead?
+        var responseHead: PreparedHead?
+        var image: ImageSize?
+    }
+
+    /// A body with its key, and its compressed form once known.
+    struct PreparedBody: Sendable {
+        var data: Data
+        var key: SHA1.Digest
+        /// The zlib stream when smaller than the body; `nil` when the body is stored as is, or
+        /// when the store already has the key (nothing to compress).
+        var compressed: [UInt8]?
+    }
+
+    /// A request or response head as the JSON `task_heads` stores, with its key.
+    struct PreparedHead: Sendable {
+        var json: String
+        var key: SHA1.Digest
+    }
+
+    /// Prepares every completed task in `events`, in parallel; `prepared[i]` belongs to
+    /// `events[i]` (nil for other events). Bodies over `bodySizeLimit` are not hashed.
+    static func prepare(_ events: [LogStore.Event?], bodySizeLimit: Int) -> [PreparedTask?] {
+        let indices = events.indices.filter {
+            if case .networkTaskCompleted? = events[$0] { return true }
+            return false
+        }
+        let results = Mutex<[Int: PreparedTask]>([:])
+        concurrently(indices.count) { range in
+            var local: [Int: PreparedTask] = [:]
+            for position in range {
+                let index = indices[position]
+                guard case .networkTaskCompleted(let task)? = events[index] else { continue }
+                local[index] = prepare(task, bodySizeLimit: bodySizeLimit)
+            }
+            results.withLock { $0.merge(local) { first, _ in first } }
+        }
+        let prepared = results.withLock { $0 }
+        return events.indices.map { prepared[$0] }
+    }
+
+    /// Compresses, in parallel, the bodies whose keys the store does not have (`isKnown`), each
+    /// distinct key once.
+    static func compressNewBodies(
+        _ prepared: inout [PreparedTask?], isCompressionEnabled: Bool, level: Int,
+        isKnown: (SHA1.Digest) throws -> Bool
+    ) rethrows {
+        guard isCompressionEnabled else { return }
+        var seen: Set<SHA1.Digest> = []
+        var work: [(index: Int, isResponse: Bool, data: Data)] = []
+        for index in prepared.indices {
+            guard let task = prepared[index] else { continue }
+            for (isResponse, body) in [(false, task.requestBody), (true, task.responseBody)] {
+                guard let body, !seen.contains(body.key) else { continue }
+                seen.insert(body.key)
+                if try !isKnown(body.key) { work.append((index, isResponse, body.data)) }
+            }
+        }
+        let items = work
+        let results = Mutex<[Int: [UInt8]]>([:])
+        concurrently(items.count) { range in
+            guard let compressor = try? ZlibCompressor(level: level) else { return }
+            var local: [Int: [UInt8]] = [:]
+            for position in range {
+                var output: [UInt8] = []
+                let isSmaller = (try? items[position].data.withUnsafeBytes {
+                    try compressor.compressIfSmaller($0, into: &output)
+                }) ?? false
+                if isSmaller { local[position] = output }
+            }
+            results.withLock { $0.merge(local) { first, _ in first } }
+        }
+        for (position, compressed) in results.withLock({ $0 }) {
+            let item = items[position]
+            if item.isResponse {
+                prepared[item.index]?.responseBody?.compressed = compressed
+            } else {
+                prepared[item.index]?.requestBody?.compressed = compressed
+            }
+        }
+    }
+
+    /// Prepares one task on the calling thread (a retried batch, or a task the parallel stage
+    /// did not see); bodies are compressed later by the blob store if new.
+    static func prepareHere(_ task: LogStore.Event.NetworkTaskCompleted, bodySizeLimit: Int) -> PreparedTask {
+        prepare(task, bodySizeLimit: bodySizeLimit)
+    }
+
+    private static func prepare(_ task: LogStore.Event.NetworkTaskCompleted, bodySizeLimit: Int) -> PreparedTask {
+        var prepared = PreparedTask()
+        if let body = task.requestBody ?? task.request.body, !body.isEmpty, body.count <= bodySizeLimit {
+            prepared.requestBody = PreparedBody(data: body, key: SHA1.hash(body), compressed: nil)
+        }
+        let responseSize = task.responseBodySize ?? Int64(task.responseBody?.count ?? 0)
+        if let body = task.responseBody, !body.isEmpty, responseSize <= Int64(bodySizeLimit) {
+            prepared.responseBody = PreparedBody(data: body, key: SHA1.hash(body), compressed: nil)
+            prepared.image = ImageSize.read(body)
+        }
+        prepared.requestHead = head(BatchWriter.head(of: task.request))
+        prepared.responseHead = task.response.flatMap { head($0) }
+        return prepared
+    }
+
+    private static func head(_ value: some Encodable) -> PreparedHead? {
+        guard let json = try? BatchWriter.json(value) else { return nil }
+        return PreparedHead(json: json, key: SHA1.hash(Data(json.utf8)))
+    }
+
+    /// Runs `body` over `0..<count` split into one range per CPU (inline when small).
+    private static func concurrently(_ count: Int, _ body: @Sendable (Range<Int>) -> Void) {
+        guard count > 0 else { return }
+        let workers = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        guard workers > 1 else {
+            body(0..<count)
+            return
+        }
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let lower = count * worker / workers
+            let upper = count * (worker + 1) / workers
+            body(lower..<upper)
+        }
+    }
+}
