@@ -4,7 +4,7 @@ import Foundation
 /// transactions and their technical message. Called inside the batch transaction.
 extension BatchWriter {
     func insert(_ created: LogStore.Event.NetworkTaskCreated) throws {
-        let head = try storeHead(of: Self.head(of: created.request))
+        let head = try storeHead(TaskPreparation.PreparedHead(request: created.request))
         let url = created.request.url
         try connection.cachedStatement("""
             INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
@@ -50,9 +50,8 @@ extension BatchWriter {
             metadata["imageWidth"] = String(image.width)
             metadata["imageHeight"] = String(image.height)
         }
-        let requestHead = try prepared.requestHead.map { try storeHead($0) } ?? storeHead(of: Self.head(of: completed.request))
-        let responseHead = try prepared.responseHead.map { try storeHead($0) }
-            ?? completed.response.map { try storeHead(of: $0) } ?? nil
+        let requestHead = try prepared.requestHead.flatMap { try storeHead($0) }
+        let responseHead = try prepared.responseHead.flatMap { try storeHead($0) }
         let state = completed.isFailure ? NetworkTaskState.failure : NetworkTaskState.success
         let url = completed.request.url
         let messageID = try insertTechnicalMessage(for: completed)
@@ -131,19 +130,6 @@ extension BatchWriter {
             statement.int64(at: 0), Int16(truncatingIfNeeded: statement.int64(at: 1)),
             statement.isNull(at: 2) ? nil : statement.int64(at: 2)
         )
-    }
-
-    /// A request without its body: the head the `task_heads` table stores (the body is a blob).
-    static func head(of request: NetworkRequest) -> NetworkRequest {
-        var head = request
-        head.body = nil
-        return head
-    }
-
-    /// Stores a request or response head (without its body) once however many tasks share it.
-    private func storeHead(of head: some Encodable) throws -> Int64? {
-        let json = try Self.json(head)
-        return try storeHead(TaskPreparation.PreparedHead(json: json, key: SHA1.hash(Data(json.utf8))))
     }
 
     /// Stores a prepared head, in one statement (an upsert that returns the row's id).

@@ -32,6 +32,16 @@ enum TaskPreparation {
     struct PreparedHead: Sendable {
         var json: String
         var key: SHA1.Digest
+
+        init(json: String) {
+            self.json = json
+            self.key = SHA1.hash(Data(json.utf8))
+        }
+
+        /// The request without its body (the body is a blob of its own).
+        init(request: NetworkRequest) { self.init(json: HeadJSON.encode(request)) }
+
+        init(response: NetworkResponse) { self.init(json: HeadJSON.encode(response)) }
     }
 
     /// Prepares every completed task in `events`, in parallel; `prepared[i]` belongs to
@@ -112,14 +122,9 @@ enum TaskPreparation {
             prepared.responseBody = PreparedBody(data: body, key: SHA1.hash(body), compressed: nil)
             prepared.image = ImageSize.read(body)
         }
-        prepared.requestHead = head(BatchWriter.head(of: task.request))
-        prepared.responseHead = task.response.flatMap { head($0) }
+        prepared.requestHead = PreparedHead(request: task.request)
+        prepared.responseHead = task.response.map { PreparedHead(response: $0) }
         return prepared
-    }
-
-    private static func head(_ value: some Encodable) -> PreparedHead? {
-        guard let json = try? BatchWriter.json(value) else { return nil }
-        return PreparedHead(json: json, key: SHA1.hash(Data(json.utf8)))
     }
 
     /// Runs `body` over `0..<count` split into one range per CPU (inline when small).
