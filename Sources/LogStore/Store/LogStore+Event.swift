@@ -6,12 +6,13 @@ extension LogStore {
     public enum Event: Sendable, Codable {
         /// A message was logged (and, on ``LogStore/events``, committed).
         case messageStored(MessageCreated)
-        /// A network task started.
-        case networkTaskCreated(NetworkTaskCreated)
+        /// A network task started. (The network cases are `indirect`: boxed, they keep every
+        /// event, messages included, as small as a message in the ingestion buffer.)
+        indirect case networkTaskCreated(NetworkTaskCreated)
         /// A network task's progress changed.
         case networkTaskProgressUpdated(NetworkTaskProgressUpdated)
         /// A network task finished.
-        case networkTaskCompleted(NetworkTaskCompleted)
+        indirect case networkTaskCompleted(NetworkTaskCompleted)
 
         /// A logged message, before it is stored.
         public struct MessageCreated: Sendable, Codable, Equatable {
