@@ -23,6 +23,7 @@ import Testing
             let info = try await store.info()
             #expect(info.messageCount == 500)
             #expect(info.storeVersion == LogStore.Version(1, 0, 0))
+            #expect(info.schemaVersion == LogStore.Version(2, 0, 0))  // migrated forward at open
             #expect(info.sessionCount == 3)  // the fixture's two, and this open's
             #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 31)
             #expect(try await store.count(MessageQuery(levels: .critical ... .critical)) == 2)
@@ -51,6 +52,11 @@ import Testing
             let store = try await LogStore(storeURL: url, options: [.readonly])
             #expect(try await store.info().messageCount == 500)
             #expect(try await store.sessions().count == 2)
+            // Schema 1 has no tasks or bodies; read-only, it cannot be migrated, and reads as empty.
+            #expect(try await store.info().taskCount == 0)
+            #expect(try await store.tasks(TaskQuery()).tasks.isEmpty)
+            #expect(try await store.blobData(forKey: String(repeating: "0", count: 40)) == nil)
+            await #expect(throws: LogStore.Error.self) { try await store.blobData(forKey: "../x") }
             try await store.close()
         }
     }

@@ -31,7 +31,15 @@ extension LogStore {
         let directory = core.isInMemory ? nil : core.directory
         let limit = max(configuration.responseBodySizeLimit, 1)
         return try await core.read { connection in
-            try BlobStore.data(forKey: key, connection: connection, directory: directory, maxSize: limit)
+            guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else {
+                // A read-only store from before bodies existed: no key is stored, but a
+                // malformed one is still an error, never a path.
+                guard SHA1.Digest(hex: key) != nil else {
+                    throw LogStore.Error.invalidArgument("blob key must be 40 lowercase hex characters")
+                }
+                return nil
+            }
+            return try BlobStore.data(forKey: key, connection: connection, directory: directory, maxSize: limit)
         }
     }
 }
