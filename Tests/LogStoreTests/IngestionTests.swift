@@ -383,11 +383,11 @@ struct IngestionTests {
             for i in 0..<200 { store.storeMessage(label: "disk", level: .info, message: "\(i) \(text)") }
 
             let error = await #expect(throws: LogStore.Error.self) { try await store.flush() }
-            guard case .writeFailed(let databaseError)? = error else {
+            guard case .writeFailed(let cause)? = error else {
                 Issue.record("expected writeFailed, got \(String(describing: error))")
                 return
             }
-            #expect(databaseError.isFull)
+            #expect((cause as? DatabaseError)?.isFull == true)
             let failing = try await store.info()
             #expect(failing.writeErrorCount > 0)
             #expect(failing.lastWriteError != nil)

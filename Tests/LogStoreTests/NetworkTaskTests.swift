@@ -227,6 +227,32 @@ struct NetworkTaskTests {
         }
     }
 
+    /// A body file that cannot be written fails the commit with the file-system cause; the
+    /// task is kept and stored once the cause goes away.
+    @Test func aBodyFileThatCannotBeWrittenIsRetried() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.isBlobCompressionEnabled = false
+        configuration.saveInterval = .milliseconds(50)
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            // A plain file where the blobs/ directory belongs: creating body files fails.
+            let blobs = url.appendingPathComponent("blobs")
+            try Data("in the way".utf8).write(to: blobs)
+            store.storeRequest(NetworkRequest(url: Self.url), response: nil, error: nil, data: Data(count: 40_000))
+            let error = await #expect(throws: LogStore.Error.self) { try await store.flush() }
+            guard case .writeFailed(let cause)? = error else {
+                Issue.record("expected writeFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(cause is LogStore.Error, "\(cause)")
+            #expect(try await store.info().taskCount == 0)
+
+            try FileManager.default.removeItem(at: blobs)
+            try await store.flush()
+            #expect(try await store.info().taskCount == 1)
+            #expect(try await store.info().blobCount == 1)
+        }
+    }
+
     @Test func blobKeysAreValidatedNeverPaths() async throws {
         try await withTemporaryStore { store, _ throws in
             for key in ["../x", "../../etc/passwd", String(repeating: "A", count: 40), String(repeating: "a", count: 39),

@@ -291,9 +291,15 @@ final class StoreWriter: Sendable {
     }
 
     private func reportFailure(_ error: any Error, upTo ticket: UInt64) {
-        let databaseError = (error as? DatabaseError)
-            ?? DatabaseError(extendedCode: 1, message: String(describing: error), sql: nil)
-        let storeError = LogStore.Error.writeFailed(databaseError)
+        let cause: any Swift.Error & Sendable
+        if let databaseError = error as? DatabaseError {
+            cause = databaseError
+        } else if let storeError = error as? LogStore.Error {
+            cause = storeError
+        } else {
+            cause = DatabaseError(extendedCode: 1, message: String(describing: error), sql: nil)
+        }
+        let storeError = LogStore.Error.writeFailed(cause)
         let (flushWaiters, synchronousWaiters) = control.withLock { control in
             control.writeErrorCount += 1
             control.lastWriteError = storeError

@@ -19,8 +19,10 @@ extension LogStore {
         case fileSystem(URL, operation: String, errno: Int32)
         /// SQLite reported an error.
         case database(DatabaseError)
-        /// Committing logged events failed; they are kept and retried, and logging goes on.
-        case writeFailed(DatabaseError)
+        /// Committing logged events failed; they are kept and retried, and logging goes on. The
+        /// cause is a ``DatabaseError`` (a full disk is `isFull`) or, for a body file, a
+        /// ``fileSystem(_:operation:errno:)`` error.
+        case writeFailed(any Swift.Error & Sendable)
         /// An argument was out of range (for example a malformed pagination cursor).
         case invalidArgument(String)
 
