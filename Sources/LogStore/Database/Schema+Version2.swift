@@ -56,8 +56,7 @@ extension Schema {
             progress_total      INTEGER,
             task_description    TEXT,
             decoding_error      TEXT,
-            metadata            TEXT,
-            message_id          INTEGER
+            metadata            TEXT
         );
         CREATE INDEX tasks_by_host ON tasks (host);
         CREATE INDEX tasks_by_state ON tasks (state, status_code);

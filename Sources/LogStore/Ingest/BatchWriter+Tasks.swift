@@ -54,7 +54,6 @@ extension BatchWriter {
         let responseHead = try prepared.responseHead.flatMap { try storeHead($0) }
         let state = completed.isFailure ? NetworkTaskState.failure : NetworkTaskState.success
         let url = completed.request.url
-        let messageID = try insertTechnicalMessage(for: completed)
 
         var values: [DatabaseValue] = [
             .integer(sessionRowID), .integer(try labelID(for: completed.label)),
@@ -70,7 +69,6 @@ extension BatchWriter {
             .integer(Int64(requestBody?.count ?? 0)), .integer(responseBodySize), .integer(flags),
             Self.text(completed.taskDescription), Self.text(completed.decodingError),
             metadata.isEmpty ? .null : .text(MetadataJSON.encode(metadata.mapValues { .string($0) })),
-            .integer(messageID),
         ]
         let taskRowID: Int64
         if let existing {
@@ -83,7 +81,7 @@ extension BatchWriter {
                     error_description = ?, content_type = ?, duration = ?, redirect_count = ?, request_head_id = ?,
                     response_head_id = ?, request_body_id = ?, response_body_id = ?, request_body_size = ?,
                     response_body_size = ?, body_flags = ?, task_description = coalesce(?, task_description),
-                    decoding_error = ?, metadata = ?, message_id = ?
+                    decoding_error = ?, metadata = ?
                 WHERE id = ?
                 """).bindAndRun(values)
             taskRowID = existing.rowID
@@ -92,13 +90,12 @@ extension BatchWriter {
                 INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
                     status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
                     request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
-                    response_body_size, body_flags, task_description, decoding_error, metadata, message_id, uuid)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    response_body_size, body_flags, task_description, decoding_error, metadata, uuid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).bindAndRun(values + [.text(completed.taskID.uuidString)])
             taskRowID = connection.lastInsertRowID
         }
-        try connection.cachedStatement("UPDATE messages SET task_id = ? WHERE id = ?")
-            .bindAndRun([.integer(taskRowID), .integer(messageID)])
+        try insertTechnicalMessage(for: completed, taskRowID: taskRowID)
         for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {
             try connection.cachedStatement(
                 "INSERT OR REPLACE INTO task_transactions (task_id, position, json) VALUES (?, ?, ?)"
@@ -109,16 +106,15 @@ extension BatchWriter {
     }
 
     /// The task's line in the message timeline: label "network" unless set, debug, or error
-    /// when it failed. Not counted as a logged message.
-    private func insertTechnicalMessage(for task: LogStore.Event.NetworkTaskCompleted) throws -> Int64 {
+    /// when it failed, linked by `messages.task_id`. Not counted as a logged message.
+    private func insertTechnicalMessage(for task: LogStore.Event.NetworkTaskCompleted, taskRowID: Int64) throws {
         var text = "\(task.request.method.uppercased()) \(task.request.url?.absoluteString ?? "(no URL)")"
         if let status = task.response?.statusCode { text += " \(status)" }
         if let error = task.error { text += " failed: \(error.description)" }
         let message = LogStore.Event.MessageCreated(
             createdAt: task.createdAt, label: task.label, level: task.isFailure ? .error : .debug, message: text,
             metadata: ["taskID": .string(task.taskID.uuidString)], file: "", function: "", line: 0)
-        try insert(message, countsAsLogged: false)
-        return connection.lastInsertRowID
+        try insert(message, taskRowID: taskRowID)
     }
 
     private func existingTask(_ id: UUID) throws -> (rowID: Int64, state: Int16, requestHeadID: Int64?)? {

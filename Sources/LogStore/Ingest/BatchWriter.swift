@@ -37,6 +37,12 @@ final class BatchWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
+    static let insertTechnicalMessageSQL = """
+        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
+                              thread_id, task_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
     /// The bodies of network tasks.
     let blobs: BlobStore
     /// Bodies larger than this are not stored (``LogStore/Configuration/responseBodySizeLimit``).
@@ -79,11 +85,13 @@ final class BatchWriter {
         }
     }
 
-    /// Inserts a message; `countsAsLogged` is false for a network task's technical message,
-    /// which `info().messageCount` and `count(_:)` leave out.
-    func insert(_ message: LogStore.Event.MessageCreated, countsAsLogged: Bool = true) throws {
+    /// Inserts a message; with `taskRowID`, the technical message of that network task, which
+    /// `info().messageCount` and `count(_:)` leave out.
+    func insert(_ message: LogStore.Event.MessageCreated, taskRowID: Int64? = nil) throws {
         let labelID = try labelID(for: message.label)
-        let statement = try connection.cachedStatement(Self.insertMessageSQL)
+        let statement = try connection.cachedStatement(
+            taskRowID == nil ? Self.insertMessageSQL : Self.insertTechnicalMessageSQL)
+        if let taskRowID { statement.bind(taskRowID, at: 11) }
         statement.bind(message.createdAt.timeIntervalSince1970, at: 1)
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(message.level.rawValue), at: 3)
@@ -102,7 +110,7 @@ final class BatchWriter {
         statement.bind(Int64(message.threadID), at: 10)
         try statement.run()
         batchRange.add(id: connection.lastInsertRowID, createdAt: message.createdAt.timeIntervalSince1970)
-        if countsAsLogged { count(labelID: labelID, level: message.level) }
+        if taskRowID == nil { count(labelID: labelID, level: message.level) }
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
         }
