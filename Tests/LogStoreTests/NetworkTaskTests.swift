@@ -147,9 +147,23 @@ struct NetworkTaskTests {
             logger.logTaskCompleted(taskID: twice, response: NetworkResponse(url: Self.url, statusCode: 204), error: nil)
             logger.logProgress(taskID: twice, completed: 5, total: 5)
             logger.logTaskCompleted(taskID: twice, response: NetworkResponse(url: Self.url, statusCode: 500), error: nil)
+            // A repeated completion carrying a body: ignored, and its body not kept.
+            store.storeMessage(label: "app", level: .info, message: "marker")
             try await store.flush()
+            let blobsBefore = try await store.info().blobCount
+            logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: Self.url))
+            store.storeRequest(NetworkRequest(url: Self.url), response: nil, error: nil, data: Data("first".utf8))
+            try await store.flush()
+            let duplicate = try #require(try await store.tasks(TaskQuery()).tasks.first).id
+            let logger2 = NetworkLogger(store: store)
+            logger2.logTaskCompleted(taskID: duplicate, response: NetworkResponse(url: Self.url, statusCode: 201),
+                                     error: nil, responseBody: Data("second, never kept".utf8),
+                                     request: NetworkRequest(url: Self.url))
+            try await store.flush()
+            #expect(try await store.info().blobCount == blobsBefore + 1)
+            #expect(try await store.task(id: duplicate)?.summary.statusCode == nil)
 
-            let tasks = try await store.tasks(TaskQuery(order: .oldestFirst)).tasks
+            let tasks = Array(try await store.tasks(TaskQuery(order: .oldestFirst)).tasks.prefix(2))
             #expect(tasks.map(\.id) == [orphan, twice])
             #expect(tasks.map(\.statusCode) == [200, 204])
             #expect(tasks.last?.method == "PUT")

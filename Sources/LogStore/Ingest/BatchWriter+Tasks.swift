@@ -32,10 +32,6 @@ extension BatchWriter {
     }
 
     func insert(_ completed: LogStore.Event.NetworkTaskCompleted, prepared: TaskPreparation.PreparedTask?) throws {
-        let existing = try existingTask(completed.taskID)
-        if let existing, existing.state != NetworkTaskState.pending.rawValue {
-            return  // Completed twice: the first completion stands.
-        }
         let prepared = prepared ?? TaskPreparation.prepareHere(completed, bodySizeLimit: bodySizeLimit)
         var flags: Int64 = 0
         let requestBody = completed.requestBody ?? completed.request.body
@@ -70,8 +66,28 @@ extension BatchWriter {
             Self.text(completed.taskDescription), Self.text(completed.decodingError),
             metadata.isEmpty ? .null : .text(MetadataJSON.encode(metadata.mapValues { .string($0) })),
         ]
+        // Most completions are new tasks (every `storeRequest`): insert first, and look the task
+        // up only when its id is taken.
         let taskRowID: Int64
-        if let existing {
+        try connection.cachedStatement("""
+            INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
+                status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
+                request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
+                response_body_size, body_flags, task_description, decoding_error, metadata, uuid)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (uuid) DO NOTHING
+            """).bindAndRun(values + [.text(completed.taskID.uuidString)])
+        if connection.changes == 1 {
+            taskRowID = connection.lastInsertRowID
+        } else {
+            guard let existing = try existingTask(completed.taskID),
+                existing.state == NetworkTaskState.pending.rawValue
+            else {
+                // Completed twice: the first completion stands; give back this one's links.
+                for head in [requestHead, responseHead].compactMap({ $0 }) { try releaseHead(head) }
+                for body in [requestBodyID, responseBodyID].compactMap({ $0 }) { _ = try blobs.unlink(rowID: body) }
+                return
+            }
             // The creation stored a request head already; this completion's replaces it.
             if let oldHead = existing.requestHeadID { try releaseHead(oldHead) }
             values.append(.integer(existing.rowID))
@@ -85,15 +101,6 @@ extension BatchWriter {
                 WHERE id = ?
                 """).bindAndRun(values)
             taskRowID = existing.rowID
-        } else {
-            try connection.cachedStatement("""
-                INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
-                    status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
-                    request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
-                    response_body_size, body_flags, task_description, decoding_error, metadata, uuid)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).bindAndRun(values + [.text(completed.taskID.uuidString)])
-            taskRowID = connection.lastInsertRowID
         }
         try insertTechnicalMessage(for: completed, taskRowID: taskRowID)
         for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {
