@@ -105,7 +105,7 @@ public actor LogStore {
         do {
             try FileManager.default.removeItem(at: storeURL)
         } catch {
-            throw Error.fileSystem(storeURL, operation: "delete", errno: EIO)
+            throw Error.fileSystem(storeURL, operation: "delete", errno: StoreFiles.errno(of: error))
         }
     }
 

@@ -104,7 +104,8 @@ enum StoreFiles {
         return lstat(url.path, &info) == 0
     }
 
-    private static func errno(of error: any Error) -> Int32 {
+    /// The POSIX errno behind a Foundation file error (EIO when it names none).
+    static func errno(of error: any Error) -> Int32 {
         if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
             underlying.domain == NSPOSIXErrorDomain
         {
