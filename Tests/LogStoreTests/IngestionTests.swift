@@ -224,22 +224,14 @@ struct IngestionTests {
         let capacity = 100
         // The writer is held inside `willHandleEvent` while the test floods, so the buffer fills
         // deterministically instead of racing the writer.
-        let entered = DispatchSemaphore(value: 0)
-        let gate = DispatchSemaphore(value: 0)
-        let isFirst = Recorder(true)
+        let held = HeldWriter()
         var configuration = Self.idleWriter()
         configuration.maxPendingEvents = capacity
-        configuration.willHandleEvent = { event in
-            if isFirst.update({ first in defer { first = false }; return first }) {
-                entered.signal()
-                gate.wait()
-            }
-            return event
-        }
+        held.hold(&configuration)
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "flood", level: .info, message: "held")
             let firstFlush = Task { try await store.flush() }
-            await Self.wait(for: entered)
+            await held.waitUntilHeld()
 
             let total = 20_000
             var logged: [LogStore.Level: Int] = [:]
@@ -251,7 +243,7 @@ struct IngestionTests {
                 store.storeMessage(label: "flood", level: level, message: "\(level) \(i)")
             }
             #expect(try await store.info().droppedEventCount == total - capacity)
-            gate.signal()
+            held.release()
             try await firstFlush.value
             try await store.flush()
 

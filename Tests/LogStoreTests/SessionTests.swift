@@ -170,28 +170,20 @@ struct SessionTests {
     @Test func removeAllRemovesWhatWasLoggedBeforeTheCall() async throws {
         // Hold the writer inside `willHandleEvent` with a batch already taken, so that the next
         // message waits in the buffer while `removeAll` is queued behind it.
-        let entered = DispatchSemaphore(value: 0)
-        let gate = DispatchSemaphore(value: 0)
-        let isFirst = Recorder(true)
+        let held = HeldWriter()
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(600)
-        configuration.willHandleEvent = { event in
-            if isFirst.update({ first in defer { first = false }; return first }) {
-                entered.signal()
-                gate.wait()
-            }
-            return event
-        }
+        held.hold(&configuration)
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "app", level: .info, message: "in the held batch")
             let flush = Task { try await store.flush() }
-            await IngestionTests.wait(for: entered)
+            await held.waitUntilHeld()
             store.storeMessage(label: "app", level: .info, message: "waiting in the buffer")
             let removal = Task { try await store.removeAll() }
             // Give the removal time to queue its work; releasing the writer earlier would only
             // make this test pass without proving anything, never fail it.
             try await Task.sleep(for: .milliseconds(100))
-            gate.signal()
+            held.release()
             try await flush.value
             try await removal.value
 

@@ -1,0 +1,36 @@
+import Dispatch
+import LogStore
+
+/// Holds the writer inside `willHandleEvent` on its first event until `release()`, so a test
+/// can act while a batch is known to be in flight (fill the buffer, queue a job behind it).
+final class HeldWriter: Sendable {
+    private let entered = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+    private let isFirst = Recorder(true)
+
+    /// Installs the hold on `configuration`.
+    func hold(_ configuration: inout LogStore.Configuration) {
+        configuration.willHandleEvent = { [self] event in
+            if isFirst.update({ first in defer { first = false }; return first }) {
+                entered.signal()
+                gate.wait()
+            }
+            return event
+        }
+    }
+
+    /// Returns once the writer is held.
+    func waitUntilHeld() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [entered] in
+                entered.wait()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Lets the writer go on.
+    func release() {
+        gate.signal()
+    }
+}
