@@ -65,7 +65,8 @@ extension LogStore {
     /// kept as a single `_raw` string rather than lost.
     static func decodeMetadata(_ json: String?) -> Metadata {
         guard let json, !json.isEmpty else { return [:] }
-        if let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(json.utf8)) {
+        // One shared decoder: a new one per row cost an allocation and setup for every message.
+        if let metadata = try? StoreJSON.decoder.decode(Metadata.self, from: Data(json.utf8)) {
             return metadata
         }
         return ["_raw": .string(json)]

@@ -54,19 +54,8 @@ struct MessageQuerySQL {
     private static func blockRange(
         _ query: MessageQuery, sessionIDs: [Int64]?, connection: Connection
     ) throws -> ClosedRange<Int64>? {
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
-        if let sessionIDs {
-            conditions.append("session_id IN (\(sessionIDs.map(String.init).joined(separator: ",")))")
-        }
-        if let since = query.since {
-            conditions.append("max_created_at >= ?")
-            arguments.append(.real(since.timeIntervalSince1970))
-        }
-        if let until = query.until {
-            conditions.append("min_created_at < ?")
-            arguments.append(.real(until.timeIntervalSince1970))
-        }
+        let (conditions, arguments) = sessionAndTimeConditions(
+            query, sessionIDs: sessionIDs, sinceColumn: "max_created_at", untilColumn: "min_created_at")
         let statement = try connection.prepare(
             "SELECT min(first_id), max(last_id) FROM message_blocks WHERE " + conditions.joined(separator: " AND "))
         try statement.bind(arguments)
@@ -85,17 +74,10 @@ struct MessageQuerySQL {
         if let idRange {
             filters.append("id BETWEEN \(idRange.lowerBound) AND \(idRange.upperBound)")
         }
-        if let sessionIDs {
-            filters.append("session_id IN (\(sessionIDs.map(String.init).joined(separator: ",")))")
-        }
-        if let since = query.since {
-            filters.append("created_at >= ?")
-            filterArguments.append(.real(since.timeIntervalSince1970))
-        }
-        if let until = query.until {
-            filters.append("created_at < ?")
-            filterArguments.append(.real(until.timeIntervalSince1970))
-        }
+        let (window, windowArguments) = Self.sessionAndTimeConditions(
+            query, sessionIDs: sessionIDs, sinceColumn: "created_at", untilColumn: "created_at")
+        filters += window
+        filterArguments += windowArguments
         let levels = query.levels ?? (.trace ... .critical)
         let isAllLevels = levels == .trace ... .critical
 
@@ -180,6 +162,28 @@ struct MessageQuerySQL {
             sql = parts.joined(separator: " UNION ALL ") + order + " LIMIT \(limit)"
             arguments = Array(repeating: pageArguments, count: arms.count).flatMap { $0 }
         }
+    }
+
+    /// The session and time filters of `query` on a table whose rows span times from
+    /// `sinceColumn` to `untilColumn` (one `created_at` for messages, a range for blocks): a
+    /// row can match when it ends at or after `since` and starts before `until`.
+    private static func sessionAndTimeConditions(
+        _ query: MessageQuery, sessionIDs: [Int64]?, sinceColumn: String, untilColumn: String
+    ) -> (conditions: [String], arguments: [DatabaseValue]) {
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        if let sessionIDs {
+            conditions.append("session_id IN (\(sessionIDs.map(String.init).joined(separator: ",")))")
+        }
+        if let since = query.since {
+            conditions.append("\(sinceColumn) >= ?")
+            arguments.append(.real(since.timeIntervalSince1970))
+        }
+        if let until = query.until {
+            conditions.append("\(untilColumn) < ?")
+            arguments.append(.real(until.timeIntervalSince1970))
+        }
+        return (conditions, arguments)
     }
 
     /// Conditions for a level range, repeating the partial index's own condition so the
