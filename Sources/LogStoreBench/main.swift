@@ -10,9 +10,10 @@ if arguments.first == CBaselineProcess.flag {
 }
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
-        usage: logstore-bench [--quick] [--json FILE]
+        usage: logstore-bench [--quick] [--only GROUP,...] [--json FILE]
           --quick      200k messages instead of 1M; 64 MiB for SHA-1 and 8 MiB for zlib
                        instead of 256 MiB and 32 MiB
+          --only       run only these groups: \(BenchGroup.allCases.map(\.rawValue).joined(separator: ", "))
           --json FILE  also write the figures as JSON
         """)
     exit(0)
@@ -26,6 +27,16 @@ if let index = arguments.firstIndex(of: "--json") {
     }
     jsonPath = arguments[index + 1]
 }
+var groups = Set(BenchGroup.allCases)
+if let index = arguments.firstIndex(of: "--only") {
+    let names = index + 1 < arguments.count ? arguments[index + 1].split(separator: ",") : []
+    let chosen = names.compactMap { BenchGroup(rawValue: String($0)) }
+    guard !chosen.isEmpty, chosen.count == names.count else {
+        FileHandle.standardError.write(Data("--only needs groups among: \(BenchGroup.allCases.map(\.rawValue))\n".utf8))
+        exit(64)
+    }
+    groups = Set(chosen)
+}
 
 guard BenchRow.verifyAgainstBaseline() else {
     FileHandle.standardError.write(Data("the Swift row generator differs from the C baseline's\n".utf8))
@@ -38,9 +49,11 @@ do {
     defer { try? FileManager.default.removeItem(at: directory) }
     let rows = quick ? 200_000 : 1_000_000
     print("logstore-bench: \(rows) messages, \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n")
-    var figures = try await IngestBenchmark(rows: rows, directory: directory).run()
-    figures += try HashingBenchmark(quick: quick, directory: directory).run()
-    figures += try await BlobBenchmark(quick: quick, directory: directory).run()
+    var figures: [Figure] = []
+    if groups.contains(.ingest) { figures += try await IngestBenchmark(rows: rows, directory: directory).run() }
+    if groups.contains(.hashing) { figures += try HashingBenchmark(quick: quick, directory: directory).run() }
+    if groups.contains(.blobs) { figures += try await BlobBenchmark(quick: quick, directory: directory).run() }
+    if groups.contains(.network) { figures += try await NetworkBenchmark(quick: quick, directory: directory).run() }
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -49,4 +62,9 @@ do {
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(1)
+}
+
+/// The parts of the benchmark `--only` can pick, in the order they run.
+enum BenchGroup: String, CaseIterable {
+    case ingest, hashing, blobs, network
 }
