@@ -37,6 +37,14 @@ enum Measure {
         return 0
     }
 
+    /// CPU time (user and system) of every thread of the process so far, in seconds.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }

@@ -31,6 +31,7 @@ struct NetworkBenchmark {
         let before = try await store.info()
         sync()
         let start = Measure.now()
+        let startCPU = Measure.processCPUSeconds()
         await withTaskGroup(of: Void.self) { group in
             for producer in 0..<Self.networkProducers {
                 group.addTask {
@@ -44,6 +45,7 @@ struct NetworkBenchmark {
         }
         try await store.flush()
         let seconds = Measure.seconds(since: start)
+        let cpuMicroseconds = (Measure.processCPUSeconds() - startCPU) * 1e6 / Double(count)
         let info = try await store.info()
         try await BenchStore.closeAndDelete(store, at: url)
         let expectedBlobs = NetworkBodies.distinctBodies(tasks: count)
@@ -58,7 +60,8 @@ struct NetworkBenchmark {
         print(
             "network: \(count) tasks (POST, \(NetworkBodies.size)-byte JSON request and response bodies, half "
                 + "repeated: \(expectedBlobs) distinct) from \(Self.networkProducers) tasks in "
-                + String(format: "%.2f s", seconds) + ", \(FigureReport.format(rate)) tasks/s; bodies stored at ratio "
+                + String(format: "%.2f s", seconds) + ", \(FigureReport.format(rate)) tasks/s, "
+                + String(format: "%.0f", cpuMicroseconds) + " µs CPU per task (all threads); bodies stored at ratio "
                 + String(format: "%.2f", Double(info.blobsDecompressedSize) / Double(max(1, info.blobsSize)))
                 + ", database \(info.databaseSize / 1_000_000) MB (\(info.databaseSize / Int64(count)) bytes per task)")
         return Figure(

@@ -23,7 +23,7 @@ import Testing
             let info = try await store.info()
             #expect(info.messageCount == 500)
             #expect(info.storeVersion == LogStore.Version(1, 0, 0))
-            #expect(info.schemaVersion == LogStore.Version(2, 0, 0))  // migrated forward at open
+            #expect(info.schemaVersion == LogStore.Version(3, 0, 0))  // migrated forward at open
             #expect(info.sessionCount == 3)  // the fixture's two, and this open's
             #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 31)
             #expect(try await store.count(MessageQuery(levels: .critical ... .critical)) == 2)
@@ -57,6 +57,59 @@ import Testing
             #expect(try await store.tasks(TaskQuery()).tasks.isEmpty)
             #expect(try await store.blobData(forKey: String(repeating: "0", count: 40)) == nil)
             await #expect(throws: LogStore.Error.self) { try await store.blobData(forKey: "../x") }
+            try await store.close()
+        }
+    }
+
+    // MARK: Schema 2: network tasks, heads and bodies
+
+    static let v2TaskID = UUID(uuidString: "44226B34-E7CF-4DC1-ACBB-7B3E233D0EEC")!
+
+    @Test func storeV2MigratesAndKeepsItsTasks() async throws {
+        try await withCopy(of: "store-v2.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [])
+            let info = try await store.info()
+            #expect(info.schemaVersion == LogStore.Version(3, 0, 0))
+            #expect(info.messageCount == 400)
+            #expect(info.taskCount == 40)
+            #expect(info.blobCount == 43)
+            #expect(try await store.tasks(TaskQuery(states: [.failure])).tasks.count == 7)
+
+            // Heads survived the rebuild of their table, still linked from their tasks.
+            let task = try #require(try await store.task(id: Self.v2TaskID))
+            #expect(task.summary.statusCode == 200)
+            #expect(task.request?.method == "GET")
+            #expect(task.request?.url?.host == "catalog.shop.internal")
+            #expect(task.request?.headers["Authorization"] == "<private>")
+            #expect(task.response != nil)
+            let heads = try await store.read { db in try db.rows("SELECT count(*), sum(link_count) FROM task_heads") }
+            #expect(heads.first?.values.map(\.integer) == [76, 76])
+            let broken = try await store.read { db in try db.rows("PRAGMA foreign_key_check") }
+            #expect(broken.isEmpty)
+
+            // Every body reads back, the three files included.
+            for blob in try await store.blobs(limit: 100) {
+                #expect(try await store.blobData(forKey: blob.key)?.count == Int(blob.decompressedSize))
+            }
+
+            // New tasks link to heads beside the old ones.
+            store.storeRequest(
+                NetworkRequest(url: URL(string: "https://catalog.shop.internal/v1/items"), method: "GET"),
+                response: NetworkResponse(statusCode: 200), error: nil, data: Data(#"{"items":[]}"#.utf8))
+            try await store.flush()
+            #expect(try await store.info().taskCount == 41)
+            try await store.close()
+        }
+    }
+
+    @Test func storeV2OpensReadOnly() async throws {
+        try await withCopy(of: "store-v2.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            let info = try await store.info()
+            #expect(info.schemaVersion == LogStore.Version(2, 0, 0))
+            #expect(info.taskCount == 40)
+            let task = try #require(try await store.task(id: Self.v2TaskID))
+            #expect(task.request?.headers["Authorization"] == "<private>")
             try await store.close()
         }
     }

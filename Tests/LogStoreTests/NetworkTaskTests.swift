@@ -11,6 +11,35 @@ struct NetworkTaskTests {
         Data(#"{"id":\#(id),"items":[{"sku":"A-1","quantity":2}],"status":"paid"}"#.utf8)
     }
 
+    @Test func repeatedHeadsAreStoredOnceAndAgainAfterRemoval() async throws {
+        try await withTemporaryStore { store, _ in
+            let request = NetworkRequest(url: Self.url, method: "GET", headers: ["Accept": "application/json"])
+            let response = NetworkResponse(url: Self.url, statusCode: 200, headers: ["Content-Type": "application/json"])
+            func heads() async throws -> [Int64?] {
+                try await store.read { db in
+                    try db.rows("SELECT count(*), coalesce(sum(link_count), 0) FROM task_heads")[0].values.map(\.integer)
+                }
+            }
+            for id in 0..<50 { store.storeRequest(request, response: response, error: nil, data: Self.jsonBody(id)) }
+            try await store.flush()
+            #expect(try await heads() == [2, 100])
+
+            // The rows the writer remembers are gone: new tasks must not link to them.
+            try await store.removeAll()
+            #expect(try await heads() == [0, 0])
+            for id in 0..<3 { store.storeRequest(request, response: response, error: nil, data: Self.jsonBody(id)) }
+            try await store.flush()
+            #expect(try await heads() == [2, 6])
+            let page = try await store.tasks(TaskQuery())
+            for task in page.tasks {
+                let details = try #require(try await store.task(id: task.id))
+                #expect(details.request?.headers["Accept"] == "application/json")
+                #expect(details.response?.statusCode == 200)
+            }
+            #expect(try await store.read { db in try db.rows("PRAGMA foreign_key_check") }.isEmpty)
+        }
+    }
+
     @Test func storeRequestStoresTaskBodiesAndTechnicalMessage() async throws {
         try await withTemporaryStore { store, _ in
             let request = NetworkRequest(url: Self.url, method: "post", headers: ["Content-Type": "application/json"],

@@ -6,7 +6,17 @@ enum Migrations {
     /// The schema version this library writes.
     static var latestVersion: Int { all.count }
 
-    static let all: [String] = [Schema.version1, Schema.version2]
+    static let all: [Step] = [
+        Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
+    ]
+
+    /// One migration.
+    struct Step {
+        let sql: String
+        /// The step drops and recreates a table other tables refer to: it runs with foreign keys
+        /// off (they cannot be switched inside a transaction) and checks them before committing.
+        var rebuildsTables = false
+    }
 
     /// The first schema version with network tasks and blobs. A read-only store of an earlier
     /// version (it cannot be migrated without writing) simply has none.
@@ -23,8 +33,16 @@ enum Migrations {
                 found: .schema(current), supported: .schema(latestVersion))
         }
         for version in current..<latestVersion {
+            let step = all[version]
+            if step.rebuildsTables { try connection.execute("PRAGMA foreign_keys = OFF") }
+            defer { if step.rebuildsTables { try? connection.execute("PRAGMA foreign_keys = ON") } }
             try connection.transaction {
-                try connection.execute(all[version])
+                try connection.execute(step.sql)
+                if step.rebuildsTables, try connection.integer("PRAGMA foreign_key_check") != nil {
+                    throw DatabaseError(
+                        extendedCode: 787,  // SQLITE_CONSTRAINT_FOREIGNKEY
+                        message: "a row refers to a missing one after migration \(version + 1)", sql: nil)
+                }
                 try connection.execute("PRAGMA user_version = \(version + 1)")
             }
         }

@@ -3,8 +3,8 @@ extension Schema {
     ///
     /// - `blobs`: bodies, deduplicated by the SHA-1 of their (redacted) bytes, with a link count;
     ///   inline up to the inline limit, else a file `blobs/<40 hex>` beside the database.
-    /// - `task_heads`: request and response heads (method, URL, headers…) as JSON, stored once
-    ///   however many tasks share them.
+    /// - `task_heads`: request and response heads (method, URL, headers…) as JSON, shared by the
+    ///   tasks that repeat them (by the writer since version 3, see ``version3``).
     /// - `tasks`: one row per network task, its state, the columns queries filter on, and links
     ///   to its heads and bodies; `task_transactions`: its metrics, one row per transaction.
     /// - `messages.task_id`: the task a technical message describes (NULL for logged messages).

@@ -4,7 +4,7 @@ import Foundation
 /// transactions and their technical message. Called inside the batch transaction.
 extension BatchWriter {
     func insert(_ created: LogStore.Event.NetworkTaskCreated) throws {
-        let head = try storeHead(TaskPreparation.PreparedHead(request: created.request))
+        let head: Int64? = try storeHead(TaskPreparation.PreparedHead(request: created.request))
         let url = created.request.url
         try connection.cachedStatement("""
             INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
@@ -46,8 +46,8 @@ extension BatchWriter {
             metadata["imageWidth"] = String(image.width)
             metadata["imageHeight"] = String(image.height)
         }
-        let requestHead = try prepared.requestHead.flatMap { try storeHead($0) }
-        let responseHead = try prepared.responseHead.flatMap { try storeHead($0) }
+        let requestHead = try prepared.requestHead.map { try storeHead($0) }
+        let responseHead = try prepared.responseHead.map { try storeHead($0) }
         let state = completed.isFailure ? NetworkTaskState.failure : NetworkTaskState.success
         let url = completed.request.url
 
@@ -135,19 +135,25 @@ extension BatchWriter {
         )
     }
 
-    /// Stores a prepared head, in one statement (an upsert that returns the row's id).
-    private func storeHead(_ head: TaskPreparation.PreparedHead) throws -> Int64? {
-        let json = head.json
-        return try head.key.withUnsafeBytes { keyBytes in
-            let statement = try connection.cachedStatement("""
-                INSERT INTO task_heads (key, json, link_count) VALUES (?, ?, 1)
-                ON CONFLICT (key) DO UPDATE SET link_count = link_count + 1
-                RETURNING id
-                """)
-            statement.bind(keyBytes, at: 1)
-            statement.bind(json, at: 2)
-            defer { statement.reset() }
-            return try statement.step() ? statement.int64(at: 0) : nil
+    /// Stores a prepared head: links the row this writer stored for the same head recently, when
+    /// it still holds that head (another process or a sweep may have removed it), else inserts one.
+    private func storeHead(_ head: TaskPreparation.PreparedHead) throws -> Int64 {
+        try head.key.withUnsafeBytes { keyBytes in
+            if let rowID = recentHeads[head.key] {
+                let link = try connection.cachedStatement(
+                    "UPDATE task_heads SET link_count = link_count + 1 WHERE id = ? AND key = ?")
+                link.bind(rowID, at: 1)
+                link.bind(keyBytes, at: 2)
+                try link.run()
+                if connection.changes == 1 { return rowID }
+            }
+            let insert = try connection.cachedStatement("INSERT INTO task_heads (key, json, link_count) VALUES (?, ?, 1)")
+            insert.bind(keyBytes, at: 1)
+            insert.bind(head.json, at: 2)
+            try insert.run()
+            let rowID = connection.lastInsertRowID
+            rememberHead(head.key, rowID: rowID)
+            return rowID
         }
     }
 

@@ -23,6 +23,11 @@ final class BatchWriter {
     private var batchCounts: [Int] = []
     private var touchedCounts: [Int] = []
 
+    /// Heads this writer stored recently, by key: a repeated head links to its row instead of
+    /// adding one (``Schema/version3``). Cleared when full; a stale entry is checked, never trusted.
+    var recentHeads: [SHA1.Digest: Int64] = [:]
+    static let recentHeadLimit = 8192
+
     /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
     private var metadataBuffer: [UInt8] = []
     /// Events whose commit failed, kept (already passed through `willHandleEvent`) for the retry.
@@ -228,9 +233,15 @@ final class BatchWriter {
     func resetCaches() {
         labelIDs.removeAll()
         threadNames.removeAll()
+        recentHeads.removeAll()
         currentBlock = nil
         for slot in touchedCounts { batchCounts[slot] = 0 }
         touchedCounts.removeAll(keepingCapacity: true)
+    }
+
+    func rememberHead(_ key: SHA1.Digest, rowID: Int64) {
+        if recentHeads.count >= Self.recentHeadLimit { recentHeads.removeAll(keepingCapacity: true) }
+        recentHeads[key] = rowID
     }
 
     static func lastPathComponent(_ path: String) -> String {
