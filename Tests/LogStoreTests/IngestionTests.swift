@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 // `@testable` only for `writeErrorsAreReportedRetriedAndRecovered`, which lowers
@@ -324,6 +325,49 @@ struct IngestionTests {
                 if case .messageStored(let message) = event { published.append(message.message) }
             }
             #expect(published == ["login with <private>", "plain"])
+        }
+    }
+
+    /// Under load the next batch is prepared (and the hook called) while the writer commits the
+    /// current one: the hook still sees every event once, in logging order, and the stored order
+    /// matches.
+    @Test func underLoadTheHookSeesEveryEventOnceInOrder() async throws {
+        let seen = Mutex<[String]>([])
+        var configuration = LogStore.Configuration()
+        configuration.overflowPolicy = .waitForSpace
+        configuration.willHandleEvent = { event in
+            if case .messageStored(let message) = event { seen.withLock { $0.append(message.message) } }
+            return event
+        }
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            let total = 60_000
+            for i in 0..<total { store.storeMessage(label: "load", level: .info, message: "\(i)") }
+            try await store.flush()
+            let expected = (0..<total).map(String.init)
+            #expect(seen.withLock { $0 } == expected)
+            #expect(try await allMessages(store).map(\.text) == expected)
+        }
+    }
+
+    /// A write through the store (here `removeAll`) runs after every event logged before it,
+    /// including those the writer was preparing in the background.
+    @Test func aWriteRunsAfterEverythingLoggedBeforeIt() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.overflowPolicy = .waitForSpace
+        // A slow hook keeps each batch in preparation long enough for more events to arrive.
+        configuration.willHandleEvent = { event in
+            if case .messageStored(let message) = event, message.message.hasSuffix("000") { usleep(2_000) }
+            return event
+        }
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            for round in 0..<3 {
+                for i in 0..<30_000 { store.storeMessage(label: "load", level: .info, message: "\(round).\(i)") }
+                try await store.removeAll()
+                #expect(try await store.count(MessageQuery()) == 0, "round \(round)")
+            }
+            store.storeMessage(label: "load", level: .info, message: "after")
+            try await store.flush()
+            #expect(try await allMessages(store).map(\.text) == ["after"])
         }
     }
 

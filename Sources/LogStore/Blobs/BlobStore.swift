@@ -192,12 +192,21 @@ final class BlobStore {
         }
     }
 
-    /// Whether a blob with `key` is stored (so a body with that key needs no compression).
-    func hasRow(_ key: SHA1.Digest) throws(DatabaseError) -> Bool {
-        let lookup = try connection.cachedStatement("SELECT 1 FROM blobs WHERE key = ?")
-        key.withUnsafeBytes { lookup.bind($0, at: 1) }
-        defer { lookup.reset() }
-        return try lookup.step()
+    /// Which of `keys` have a blob row (bodies that need no compression), looked up in one read
+    /// transaction on `connection`: a lookup each in autocommit mode would take and drop the WAL's
+    /// read lock (a `fcntl` call) per key.
+    static func storedKeys(among keys: [SHA1.Digest], connection: Connection) throws -> Set<SHA1.Digest> {
+        guard !keys.isEmpty else { return [] }
+        return try connection.transaction(.deferred) {
+            let lookup = try connection.cachedStatement("SELECT 1 FROM blobs WHERE key = ?")
+            var stored: Set<SHA1.Digest> = []
+            for key in keys {
+                key.withUnsafeBytes { lookup.bind($0, at: 1) }
+                defer { lookup.reset() }
+                if try lookup.step() { stored.insert(key) }
+            }
+            return stored
+        }
     }
 
     /// Stores the bytes of `body` (`Data`, `[UInt8]`, …); see the `UnsafeRawBufferPointer` variant.

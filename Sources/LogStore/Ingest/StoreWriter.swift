@@ -14,12 +14,11 @@ final class StoreWriter: Sendable {
     private let database: Mutex<BatchWriter>
     private let control = Mutex(Control())
     private let wake = DispatchSemaphore(value: 0)
-    /// Producers waiting for room under ``LogStore/OverflowPolicy/waitForSpace``, and their signal.
-    private let spaceWaiters = Atomic<Int>(0)
-    private let spaceAvailable = DispatchSemaphore(value: 0)
+    private let roomWaiters: RoomWaiters
     private let saveInterval: Duration
-    private let willHandleEvent: (@Sendable (LogStore.Event) -> LogStore.Event?)?
-    private let redaction: Redaction
+    private let preparer: BatchPreparer
+    /// The next batch, being prepared in the background while the writer commits.
+    private let pending = Mutex<PendingBatch?>(nil)
     private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
@@ -42,14 +41,23 @@ final class StoreWriter: Sendable {
         let cancel: @Sendable () -> Void
     }
 
-    init(batchWriter: sending BatchWriter, buffer: IngestBuffer, configuration: LogStore.Configuration) {
+    /// - Parameter openReader: opens a read-only connection for the background preparation's
+    ///   lookups (nil for a store in memory).
+    init(
+        batchWriter: sending BatchWriter, buffer: IngestBuffer, configuration: LogStore.Configuration,
+        openReader: (@Sendable () throws -> Connection)?
+    ) {
+        let blobSettings = batchWriter.blobs.settings
         self.database = Mutex(batchWriter)
         self.buffer = buffer
         self.broadcaster = EventBroadcaster()
         self.saveInterval = configuration.saveInterval
-        self.willHandleEvent = configuration.willHandleEvent
-        self.redaction = configuration.redaction
         self.onWriteError = configuration.onWriteError
+        let roomWaiters = RoomWaiters()
+        self.roomWaiters = roomWaiters
+        self.preparer = BatchPreparer(
+            buffer: buffer, configuration: configuration, blobSettings: blobSettings, openReader: openReader,
+            didTake: { roomWaiters.wakeAll() })
     }
 
     func start() {
@@ -68,10 +76,8 @@ final class StoreWriter: Sendable {
     /// Blocks the calling thread until the writer has taken a batch (room in the buffer), or
     /// briefly, so the caller can try again: the ``LogStore/OverflowPolicy/waitForSpace`` policy.
     func waitForSpace() {
-        spaceWaiters.add(1, ordering: .relaxed)
         wake.signal()
-        _ = spaceAvailable.wait(timeout: .now() + .milliseconds(10))
-        spaceWaiters.subtract(1, ordering: .relaxed)
+        roomWaiters.wait()
     }
 
     /// Blocks the calling thread until the event with `ticket` is committed (or its commit
@@ -165,18 +171,21 @@ final class StoreWriter: Sendable {
                 consecutiveFailures = outcome == .failed ? consecutiveFailures + 1 : 0
                 let ranJobs = runJobs()
                 if outcome == .failed { break }
-                if buffer.pendingCount < buffer.wakeThreshold && !ranJobs { break }
+                if buffer.pendingCount < buffer.wakeThreshold && !ranJobs && !hasPendingBatch { break }
             }
             let isStopping = control.withLock { $0.isStopping }
-            if isStopping && buffer.pendingCount == 0 {
+            if isStopping && buffer.pendingCount == 0 && !hasPendingBatch {
                 if consecutiveFailures == 0 || consecutiveFailures >= 3 { break }
             }
         }
         finishThread(failed: consecutiveFailures > 0)
     }
 
+    private var hasPendingBatch: Bool { pending.withLock { $0 != nil } }
+
     private func finishThread(failed: Bool) {
         _ = runJobs()
+        preparer.close()
         if let finalJob = control.withLock({ $0.finalJob }) {
             database.withLock { finalJob($0) }
         }
@@ -203,52 +212,32 @@ final class StoreWriter: Sendable {
 
     private enum Outcome { case idle, wrote, failed }
 
-    private func writePendingEvents() -> Outcome {
+    /// Commits what waits: the batch prepared in the background, if any, else one prepared now.
+    /// With `pipelining` and many events still waiting, the next batch is prepared in the
+    /// background meanwhile.
+    private func writePendingEvents(pipelining: Bool = true) -> Outcome {
         database.withLock { writer -> Outcome in
-            var events = writer.retry
+            var batch = pending.withLock { pending in
+                defer { pending = nil }
+                return pending
+            }?.wait() ?? preparer.prepareNow(connection: writer.connection)
+            batch.prepend(writer.retry, lastTicket: writer.retryLastTicket)
             writer.retry = []
-            var lastTicket = writer.retryLastTicket
-            if var batch = buffer.take() {
-                for _ in 0..<spaceWaiters.load(ordering: .relaxed) { spaceAvailable.signal() }
-                lastTicket = batch.lastTicket
-                // Secrets go first: before the hook sees the event, before bodies are hashed.
-                for index in batch.events.indices {
-                    if let event = batch.events[index], event.isNetworkEvent {
-                        batch.events[index] = redaction.redact(event)
-                    }
-                }
-                if let willHandleEvent {
-                    for case let event? in batch.events {
-                        if let handled = willHandleEvent(event) { events.append(handled) }
-                    }
-                    buffer.recycle(&batch.events)
-                } else if events.isEmpty {
-                    // The common case: commit the batch as taken, without copying it.
-                    swap(&events, &batch.events)
-                } else {
-                    events.append(contentsOf: batch.events)
-                    buffer.recycle(&batch.events)
-                }
+            if pipelining && buffer.pendingCount >= buffer.wakeThreshold {
+                let next = preparer.startNext(after: batch)
+                pending.withLock { $0 = next }
             }
-            let dropped = buffer.droppedCount
+            var events = batch.events
+            batch.events = []
+            let prepared = batch.tasks
+            let lastTicket = batch.lastTicket
+            let dropped = batch.droppedCount
             guard !events.isEmpty || lastTicket > control.withLock({ $0.committedTicket })
                 || dropped > writer.reportedDropCount
             else { return .idle }
 
             let notice = dropped > writer.reportedDropCount
                 ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
-            var prepared: [TaskPreparation.PreparedTask?]?
-            if events.contains(where: { if case .networkTaskCompleted? = $0 { true } else { false } }) {
-                var tasks = TaskPreparation.prepare(events, bodySizeLimit: writer.bodySizeLimit)
-                do {
-                    try TaskPreparation.compressNewBodies(
-                        &tasks, isCompressionEnabled: writer.blobs.settings.isCompressionEnabled,
-                        level: writer.blobs.settings.compressionLevel, isKnown: writer.blobs.hasRow)
-                } catch {
-                    // Only a lookup failed: the blob store compresses what it must itself.
-                }
-                prepared = tasks
-            }
             var start = 0
             repeat {
                 let end = min(start + BatchWriter.eventsPerTransaction, events.count)
@@ -321,8 +310,12 @@ final class StoreWriter: Sendable {
         }
         guard !jobs.isEmpty else { return false }
         // `perform` promises its work runs after the events accepted before the call: one may
-        // have arrived after this round's batch was taken, so commit what is waiting first.
-        _ = writePendingEvents()
+        // have arrived after this round's batch was taken, so commit what is waiting first,
+        // without starting another batch in the background (twice when one was being prepared:
+        // it holds only what was taken before it started).
+        let hadPendingBatch = hasPendingBatch
+        _ = writePendingEvents(pipelining: false)
+        if hadPendingBatch { _ = writePendingEvents(pipelining: false) }
         database.withLock { writer in
             for job in jobs { job.run(writer) }
         }

@@ -65,21 +65,27 @@ enum TaskPreparation {
         return events.indices.map { prepared[$0] }
     }
 
-    /// Compresses, in parallel, the bodies whose keys the store does not have (`isKnown`), each
-    /// distinct key once.
-    static func compressNewBodies(
-        _ prepared: inout [PreparedTask?], isCompressionEnabled: Bool, level: Int,
-        isKnown: (SHA1.Digest) throws -> Bool
-    ) rethrows {
-        guard isCompressionEnabled else { return }
+    /// Every body key in `prepared`, each once, in order of first use.
+    static func bodyKeys(_ prepared: [PreparedTask?]) -> [SHA1.Digest] {
         var seen: Set<SHA1.Digest> = []
+        var keys: [SHA1.Digest] = []
+        for case let task? in prepared {
+            for case let body? in [task.requestBody, task.responseBody] where seen.insert(body.key).inserted {
+                keys.append(body.key)
+            }
+        }
+        return keys
+    }
+
+    /// Compresses, in parallel, the bodies whose keys are not in `stored`, each distinct key once.
+    static func compressNewBodies(_ prepared: inout [PreparedTask?], stored: Set<SHA1.Digest>, level: Int) {
+        var seen = stored
         var work: [(index: Int, isResponse: Bool, data: Data)] = []
         for index in prepared.indices {
             guard let task = prepared[index] else { continue }
             for (isResponse, body) in [(false, task.requestBody), (true, task.responseBody)] {
-                guard let body, !seen.contains(body.key) else { continue }
-                seen.insert(body.key)
-                if try !isKnown(body.key) { work.append((index, isResponse, body.data)) }
+                guard let body, seen.insert(body.key).inserted else { continue }
+                work.append((index, isResponse, body.data))
             }
         }
         let items = work

@@ -65,9 +65,10 @@ extension LogStore {
         /// `Cookie` and `Set-Cookie` headers.
         public var redaction = Redaction()
 
-        /// Called on the writer's thread for every event before it is stored or published on
-        /// ``LogStore/events``: return the event (possibly rewritten, e.g. redacted) or `nil` to
-        /// drop it. Default: `nil` (events are stored as logged).
+        /// Called for every event before it is stored or published on ``LogStore/events``, in
+        /// logging order and one call at a time, off the caller's thread (by the writer, or under
+        /// load by its background preparation): return the event (possibly rewritten, e.g.
+        /// redacted) or `nil` to drop it. Default: `nil` (events are stored as logged).
         public var willHandleEvent: (@Sendable (Event) -> Event?)?
 
         /// Called on the writer's thread when committing logged events fails (disk full, I/O

@@ -43,16 +43,18 @@ enum StoreOpener {
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
         let sessionRecord = try insertSession(current, into: connection)
 
-        let writer = StoreWriter(
-            batchWriter: BatchWriter(
-                connection: connection, session: sessionRecord,
-                blobs: try BlobStore(
-                    connection: connection, directory: options.contains(.inMemory) ? nil : directory,
-                    settings: BlobStore.Settings(configuration: configuration, options: options)),
-                bodySizeLimit: configuration.responseBodySizeLimit),
-            buffer: buffer, configuration: configuration)
-        writer.start()
         let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)
+        let blobs = try BlobStore(
+            connection: connection, directory: options.contains(.inMemory) ? nil : directory,
+            settings: BlobStore.Settings(configuration: configuration, options: options))
+        let batchWriter = BatchWriter(
+            connection: connection, session: sessionRecord, blobs: blobs,
+            bodySizeLimit: configuration.responseBodySizeLimit)
+        let openBackgroundReader: (@Sendable () throws -> Connection)? =
+            readsThroughWriter ? nil : { @Sendable in try openReader(directory: directory, options: options) }
+        let writer = StoreWriter(
+            batchWriter: batchWriter, buffer: buffer, configuration: configuration, openReader: openBackgroundReader)
+        writer.start()
         let readers = readsThroughWriter
             ? nil : ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
         let core = StoreCore(

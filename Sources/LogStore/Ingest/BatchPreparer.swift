@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What the writer commits next: events taken from the ingestion buffer, redacted and passed
+/// through `willHandleEvent`, with their network tasks prepared (keys, heads, compression).
+struct PreparedBatch: Sendable {
+    var events: [LogStore.Event?] = []
+    /// `tasks[i]` belongs to `events[i]` (nil for other events); nil when no task completed.
+    var tasks: [TaskPreparation.PreparedTask?]?
+    /// The ticket of the last event taken (0 when none was).
+    var lastTicket: UInt64 = 0
+    /// The buffer's count of dropped events when this batch was taken.
+    var droppedCount: UInt64 = 0
+
+    /// The keys of this batch's bodies, each once.
+    var bodyKeys: [SHA1.Digest] { tasks.map(TaskPreparation.bodyKeys) ?? [] }
+
+    /// Puts `earlier` (a failed commit's events, to retry) in front of this batch; their tasks
+    /// are prepared again at commit.
+    mutating func prepend(_ earlier: [LogStore.Event?], lastTicket earlierTicket: UInt64) {
+        guard !earlier.isEmpty else { return }
+        if let tasks { self.tasks = Array(repeating: nil, count: earlier.count) + tasks }
+        events = earlier + events
+        lastTicket = max(lastTicket, earlierTicket)
+    }
+}
+
+/// Turns what the ingestion buffer holds into a ``PreparedBatch``.
+///
+/// Under load the writer prepares the next batch in the background while it commits the current
+/// one (``startNext(after:)``): hashing, JSON and zlib then run beside SQLite instead of between
+/// its transactions. Only one background preparation runs at a time: the writer waits for it
+/// before it commits or starts another.
+final class BatchPreparer: Sendable {
+    private let buffer: IngestBuffer
+    private let redaction: Redaction
+    private let willHandleEvent: (@Sendable (LogStore.Event) -> LogStore.Event?)?
+    private let bodySizeLimit: Int
+    private let compressionLevel: Int?
+    /// Opens the read-only connection for the background's lookups of stored bodies (nil for
+    /// stores in memory: the background then compresses every body it has not just seen).
+    private let openReader: (@Sendable () throws -> Connection)?
+    /// Taken only by the one background preparation running, so it never waits.
+    private let reader = Mutex<Connection?>(nil)
+    private let queue = DispatchQueue(label: "logstore-prepare")
+    /// Called after each take, to wake producers waiting for room.
+    private let didTake: @Sendable () -> Void
+
+    init(
+        buffer: IngestBuffer, configuration: LogStore.Configuration, blobSettings: BlobStore.Settings,
+        openReader: (@Sendable () throws -> Connection)?, didTake: @escaping @Sendable () -> Void
+    ) {
+        self.buffer = buffer
+        self.redaction = configuration.redaction
+        self.willHandleEvent = configuration.willHandleEvent
+        self.bodySizeLimit = configuration.responseBodySizeLimit
+        self.compressionLevel = blobSettings.isCompressionEnabled ? blobSettings.compressionLevel : nil
+        self.openReader = openReader
+        self.didTake = didTake
+    }
+
+    /// Takes and prepares what waits, on the writer's thread, looking stored bodies up on the
+    /// writer's connection.
+    func prepareNow(connection: Connection) -> PreparedBatch {
+        prepare { keys in try BlobStore.storedKeys(among: keys, connection: connection) }
+    }
+
+    /// Takes what waits now and prepares it in the background. `current` is the batch the
+    /// writer is about to commit: its bodies count as stored (the reader cannot see them yet).
+    func startNext(after current: PreparedBatch) -> PendingBatch {
+        let pending = PendingBatch()
+        let inFlight = Set(current.bodyKeys)
+        queue.async { [self] in
+            pending.fulfil(prepare { keys in
+                let unseen = keys.filter { !inFlight.contains($0) }
+                let stored = try reader.withLock { reader -> Set<SHA1.Digest> in
+                    guard let openReader else { return [] }
+                    if reader == nil { reader = try openReader() }
+                    guard let connection = reader else { return [] }
+                    return try BlobStore.storedKeys(among: unseen, connection: connection)
+                }
+                return stored.union(keys.filter { inFlight.contains($0) })
+            })
+        }
+        return pending
+    }
+
+    /// Closes the background's connection (the store is closing).
+    func close() {
+        reader.withLock { $0 = nil }
+    }
+
+    private func prepare(storedKeys: ([SHA1.Digest]) throws -> Set<SHA1.Digest>) -> PreparedBatch {
+        var batch = PreparedBatch(droppedCount: buffer.droppedCount)
+        guard var taken = buffer.take() else { return batch }
+        didTake()
+        batch.lastTicket = taken.lastTicket
+        batch.droppedCount = buffer.droppedCount
+        // Secrets go first: before the hook sees the event, before bodies are hashed.
+        for index in taken.events.indices {
+            if let event = taken.events[index], event.isNetworkEvent {
+                taken.events[index] = redaction.redact(event)
+            }
+        }
+        if let willHandleEvent {
+            batch.events.reserveCapacity(taken.events.count)
+            for case let event? in taken.events {
+                if let handled = willHandleEvent(event) { batch.events.append(handled) }
+            }
+            buffer.recycle(&taken.events)
+        } else {
+            // The common case: commit the events as taken, without copying them.
+            swap(&batch.events, &taken.events)
+        }
+        guard batch.events.contains(where: { if case .networkTaskCompleted? = $0 { true } else { false } }) else {
+            return batch
+        }
+        var tasks = TaskPreparation.prepare(batch.events, bodySizeLimit: bodySizeLimit)
+        if let compressionLevel {
+            // A failed lookup only costs compression: the blob store keeps what is stored.
+            let stored = (try? storedKeys(TaskPreparation.bodyKeys(tasks))) ?? []
+            TaskPreparation.compressNewBodies(&tasks, stored: stored, level: compressionLevel)
+        }
+        batch.tasks = tasks
+        return batch
+    }
+}
+
+/// A batch being prepared in the background.
+final class PendingBatch: Sendable {
+    private let ready = DispatchSemaphore(value: 0)
+    private let batch = Mutex<PreparedBatch?>(nil)
+
+    fileprivate func fulfil(_ prepared: PreparedBatch) {
+        batch.withLock { $0 = prepared }
+        ready.signal()
+    }
+
+    /// Blocks until the batch is prepared, and returns it.
+    func wait() -> PreparedBatch {
+        ready.wait()
+        ready.signal()  // a second wait returns at once
+        return batch.withLock { $0 } ?? PreparedBatch()
+    }
+}
