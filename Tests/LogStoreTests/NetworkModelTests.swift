@@ -76,10 +76,22 @@ struct NetworkModelTests {
         ("application/problem+json", "application/problem+json"),
         ("; charset=utf-8", nil),
         ("", nil),
+        ("\tTEXT/Plain\t", "text/plain"),
+        ("application/VND.ÉTAT+json", "application/vnd.état+json"),
     ] as [(String, String?)])
     func contentTypeIsParsed(header: String, expected: String?) {
         #expect(NetworkResponse(headers: ["Content-Type": header]).contentType == expected)
         #expect(NetworkRequest(headers: ["content-type": header]).contentType == expected)
+    }
+
+    @Test func taskIDsAreRandomVersion4UUIDs() {
+        let ids = (0..<1_000).map { _ in UUID.random() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            let text = id.uuidString
+            #expect(Array(text)[14] == "4")  // version
+            #expect("89AB".contains(Array(text)[19]))  // RFC 4122 variant
+        }
     }
 
     @Test func contentTypeHeaderIsFoundInAnyCase() {

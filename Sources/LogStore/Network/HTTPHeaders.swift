@@ -18,9 +18,22 @@ enum MediaType {
     /// The media type of a `Content-Type` value without its parameters, lowercased:
     /// `"Application/JSON; charset=utf-8"` → `"application/json"`. Nil when nothing is left.
     static func essence(of contentType: String) -> String? {
-        let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let trimmed = type.trimmingHTTPWhitespace().lowercased()
-        return trimmed.isEmpty ? nil : trimmed
+        // On the bytes: it runs for every request and response stored.
+        let utf8 = contentType.utf8
+        var type = utf8[..<(utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex)]
+        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while let first = type.first, isWhitespace(first) { type = type.dropFirst() }
+        while let last = type.last, isWhitespace(last) { type = type.dropLast() }
+        guard !type.isEmpty else { return nil }
+        guard type.allSatisfy({ $0 < 0x80 }) else { return Substring(type).lowercased() }
+        return String(unsafeUninitializedCapacity: type.count) { buffer in
+            var count = 0
+            for byte in type {
+                buffer[count] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                count += 1
+            }
+            return count
+        }
     }
 
     /// Whether a media type (as returned by ``essence(of:)``) is JSON: `application/json`,
@@ -28,15 +41,5 @@ enum MediaType {
     /// `application/problem+json`.
     static func isJSON(_ essence: String) -> Bool {
         essence == "application/json" || essence == "text/json" || essence.hasSuffix("+json")
-    }
-}
-
-extension StringProtocol {
-    /// The string without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    func trimmingHTTPWhitespace() -> String {
-        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = firstIndex(where: { !isWhitespace($0) }),
-              let end = lastIndex(where: { !isWhitespace($0) }) else { return "" }
-        return String(self[start...end])
     }
 }

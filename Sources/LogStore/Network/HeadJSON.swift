@@ -41,8 +41,17 @@ enum HeadJSON {
         output.append(contentsOf: value.utf8)
     }
 
+    /// The headers as an object, names in byte order (so equal heads give equal JSON).
     private static func appendHeaders(_ headers: [String: String], to output: inout [UInt8]) {
         appendKey("headers", to: &output)
-        MetadataJSON.write(headers.mapValues { LogStore.MetadataValue.string($0) }, to: &output)
+        output.append(UInt8(ascii: "{"))
+        let names = headers.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (position, header) in names.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            MetadataJSON.write(header.key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            MetadataJSON.write(header.value, to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
     }
 }

@@ -34,7 +34,7 @@ extension LogStore {
         guard core.writer != nil else { return }
         let start = createdAt ?? metrics?.taskInterval?.start ?? Date()
         core.ingest(.networkTaskCompleted(.init(
-            taskID: UUID(), taskType: taskType, createdAt: start, duration: metrics?.taskInterval?.duration,
+            taskID: UUID.random(), taskType: taskType, createdAt: start, duration: metrics?.taskInterval?.duration,
             request: request, response: response, error: error.map { NetworkError($0) }, requestBody: request.body,
             responseBody: data, metrics: metrics, label: label, taskDescription: taskDescription)))
     }
