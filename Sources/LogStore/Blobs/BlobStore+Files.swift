@@ -313,7 +313,7 @@ extension BlobStore {
         let cutoff = now.timeIntervalSince1970 - age
         var removed = (files: 0, bytes: Int64(0))
         // The whole listing first: claiming renames files inside the directory being listed.
-        for name in try directoryEntries(blobsDirectory) {
+        for name in try StoreFiles.directoryEntries(blobsDirectory) {
             let path = blobsDirectory.appendingPathComponent(name, isDirectory: false).path
             guard let info = regularFileStatus(path), modificationTime(info) < cutoff else { continue }
             if name.hasPrefix(temporaryPrefix) {
@@ -357,25 +357,6 @@ extension BlobStore {
             throw LogStore.Error.fileSystem(URL(fileURLWithPath: path), operation: "restore", errno: errno)
         }
         return nil
-    }
-
-    /// The names in `directory` (without `.` and `..`); none when it does not exist.
-    private static func directoryEntries(_ directory: URL) throws -> [String] {
-        guard let stream = opendir(directory.path) else {
-            if errno == ENOENT { return [] }
-            throw LogStore.Error.fileSystem(directory, operation: "list", errno: errno)
-        }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: pointer.pointee)) {
-                    String(cString: $0)
-                }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 
     /// `lstat` of `path` when it is a regular file (not a link, directory or device).

@@ -141,6 +141,14 @@ final class Connection {
         return statement.isNull(at: 0) ? nil : statement.int64(at: 0)
     }
 
+    /// The first column of the first row of `sql`, as a real number (times).
+    func real(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> Double? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        return statement.isNull(at: 0) ? nil : statement.double(at: 0)
+    }
+
     /// The first column of the first row of `sql`, as text.
     func text(_ sql: String) throws(DatabaseError) -> String? {
         let statement = try prepare(sql)

@@ -22,6 +22,9 @@ enum Migrations {
     /// version (it cannot be migrated without writing) simply has none.
     static let firstVersionWithTasks = 2
 
+    /// The first schema version whose `blob_totals` table keeps the blobs' count and sizes.
+    static let firstVersionWithBlobTotals = 3
+
     /// Brings the database up to ``latestVersion``, each step in its own transaction.
     ///
     /// - Throws: ``LogStore/Error/unsupportedVersion(found:supported:)`` when the database is newer

@@ -10,6 +10,10 @@ extension Schema {
     ///
     /// `tasks_by_time` serves time-range task queries and the sweep's age cut-off.
     ///
+    /// `blob_totals` holds the blobs' count and sizes, kept by triggers in the same transactions
+    /// as the rows: `info()` and the sweep's size checks read one row instead of scanning a
+    /// table that holds most of the store's bytes.
+    ///
     /// Rebuilding `task_heads` drops a table that `tasks` refers to, so this migration runs with
     /// foreign keys off and checks them before it commits (``Migrations/Step/rebuildsTables``).
     static let version3 = """
@@ -24,5 +28,29 @@ extension Schema {
         ALTER TABLE task_heads_version3 RENAME TO task_heads;
 
         CREATE INDEX tasks_by_time ON tasks (created_at);
+
+        CREATE TABLE blob_totals (
+            id                 INTEGER PRIMARY KEY CHECK (id = 1),
+            count              INTEGER NOT NULL,
+            size               INTEGER NOT NULL,
+            decompressed_size  INTEGER NOT NULL,
+            file_size          INTEGER NOT NULL  -- the part of size kept in files in blobs/
+        );
+        INSERT INTO blob_totals (id, count, size, decompressed_size, file_size)
+        SELECT 1, count(*), coalesce(sum(size), 0), coalesce(sum(decompressed_size), 0),
+               coalesce(sum(CASE WHEN data IS NULL THEN size ELSE 0 END), 0)
+        FROM blobs;
+        CREATE TRIGGER blob_added AFTER INSERT ON blobs BEGIN
+            UPDATE blob_totals SET count = count + 1, size = size + new.size,
+                decompressed_size = decompressed_size + new.decompressed_size,
+                file_size = file_size + CASE WHEN new.data IS NULL THEN new.size ELSE 0 END
+            WHERE id = 1;
+        END;
+        CREATE TRIGGER blob_removed AFTER DELETE ON blobs BEGIN
+            UPDATE blob_totals SET count = count - 1, size = size - old.size,
+                decompressed_size = decompressed_size - old.decompressed_size,
+                file_size = file_size - CASE WHEN old.data IS NULL THEN old.size ELSE 0 END
+            WHERE id = 1;
+        END;
         """
 }

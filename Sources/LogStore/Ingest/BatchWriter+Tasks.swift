@@ -180,6 +180,10 @@ enum TaskBodyFlags {
     static let requestBodyOverLimit: Int64 = 1
     /// The response body was larger than the size limit and was not stored.
     static let responseBodyOverLimit: Int64 = 2
+    /// The request body was removed by the sweep to keep blobs within their share.
+    static let requestBodyDropped: Int64 = 4
+    /// The response body was removed by the sweep to keep blobs within their share.
+    static let responseBodyDropped: Int64 = 8
 }
 
 extension BatchWriter {

@@ -20,6 +20,7 @@ final class StoreWriter: Sendable {
     /// The next batch, being prepared in the background while the writer commits.
     private let pending = Mutex<PendingBatch?>(nil)
     private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
+    private let sizeWatch = Mutex<SizeWatch?>(nil)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
     private struct Control {
@@ -64,6 +65,12 @@ final class StoreWriter: Sendable {
         let thread = Thread { [self] in run() }
         thread.name = "logstore-writer"
         thread.start()
+    }
+
+    /// After commits, calls `onOverLimit` when the store has grown past `limit` bytes (checked
+    /// every ``SizeWatch/interval`` at most).
+    func watchSize(limit: Int64, onOverLimit: @escaping @Sendable () -> Void) {
+        sizeWatch.withLock { $0 = SizeWatch(limit: limit, onOverLimit: onOverLimit) }
     }
 
     // MARK: Producers
@@ -261,8 +268,18 @@ final class StoreWriter: Sendable {
             }
             buffer.recycle(&events)
             reportCommit(upTo: lastTicket)
+            checkSize(writer)
             return .wrote
         }
+    }
+
+    private func checkSize(_ writer: BatchWriter) {
+        let watch = sizeWatch.withLock { watch -> SizeWatch? in
+            guard watch?.isDue(now: .now) == true else { return nil }
+            return watch
+        }
+        guard let watch, let size = try? SizeWatch.storeSize(writer), size > watch.limit else { return }
+        watch.onOverLimit()
     }
 
     private func reportCommit(upTo ticket: UInt64) {

@@ -128,6 +128,8 @@ enum TaskRows {
             transactions: [], taskDescription: statement.optionalString(at: 25),
             decodingError: statement.optionalString(at: 26),
             metadata: metadataJSON.flatMap { try? decoder.decode([String: String].self, from: Data($0.utf8)) } ?? [:])
+        details.isRequestBodyRemoved = flags & TaskBodyFlags.requestBodyDropped != 0
+        details.isResponseBodyRemoved = flags & TaskBodyFlags.responseBodyDropped != 0
         let transactions = try connection.prepare("SELECT json FROM task_transactions WHERE task_id = ? ORDER BY position")
         transactions.bind(rowID, at: 1)
         while try transactions.step() {

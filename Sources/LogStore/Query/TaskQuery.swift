@@ -114,6 +114,11 @@ public struct NetworkTaskDetails: Sendable, Hashable, Codable {
     public var isRequestBodyOverLimit: Bool
     /// Whether the response body was larger than the size limit and not stored.
     public var isResponseBodyOverLimit: Bool
+    /// Whether the sweep removed the request body to keep blobs within their share of the
+    /// store (``LogStore/Configuration/blobSizeShare``); the task's other fields stay.
+    public var isRequestBodyRemoved = false
+    /// Whether the sweep removed the response body, likewise.
+    public var isResponseBodyRemoved = false
     /// The transactions (redirects, retries) with their timings.
     public var transactions: [NetworkTransactionMetrics]
     /// What the caller said about the task.

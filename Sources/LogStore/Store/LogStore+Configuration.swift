@@ -36,7 +36,16 @@ extension LogStore {
         public var trimRatio: Double = 0.7
 
         /// How often the sweep runs while the store is open with `.sweep`. Default: 1 hour.
+        /// Independently of it, a store that grows past ``sizeLimit`` is swept at once.
         public var sweepInterval: Duration = .seconds(3600)
+
+        /// How long after opening the first sweep waits, so it does not compete with the start
+        /// of the program (it runs then only when the last sweep is older than
+        /// ``sweepInterval``). Default: 10 seconds.
+        public var sweepDelay: Duration = .seconds(10)
+
+        /// The clock of the sweep's age cut-off and schedule. Default: ``TimeSource/system``.
+        public var timeSource: TimeSource = .system
 
         /// Whether blobs are zlib-compressed (kept compressed only when that is smaller).
         /// Default: `true`.

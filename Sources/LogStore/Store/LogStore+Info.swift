@@ -43,6 +43,8 @@ extension LogStore {
         public var lastWriteError: String?
         /// When the store was last swept.
         public var lastSweepDate: Date?
+        /// What the last sweep removed and reclaimed (nil before the first recorded sweep).
+        public var lastSweep: SweepReport?
     }
 }
 
@@ -81,7 +83,8 @@ extension LogStore {
             droppedEventCount: Int(core.buffer.droppedCount),
             writeErrorCount: writeErrors?.count ?? 0,
             lastWriteError: writeErrors?.last.map(String.init(describing:)),
-            lastSweepDate: manifest.lastSweepDate)
+            lastSweepDate: manifest.lastSweepDate,
+            lastSweep: manifest.lastSweep)
     }
 }
 
@@ -109,7 +112,10 @@ struct StoreCounts: Sendable {
             return
         }
         tasks = Int(try connection.integer("SELECT count(*) FROM tasks") ?? 0)
-        let statement = try connection.prepare("""
+        // Schema 2 (a read-only older store) has no totals table: count the rows.
+        let statement = try connection.prepare(schemaVersion >= Migrations.firstVersionWithBlobTotals ? """
+            SELECT count, size, decompressed_size, file_size FROM blob_totals
+            """ : """
             SELECT count(*), coalesce(sum(size), 0), coalesce(sum(decompressed_size), 0),
                    coalesce(sum(CASE WHEN data IS NULL THEN size ELSE 0 END), 0)
             FROM blobs

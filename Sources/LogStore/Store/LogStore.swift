@@ -24,6 +24,8 @@ public actor LogStore {
     public nonisolated let session: Session
 
     nonisolated let core: StoreCore
+    /// `nil` for a read-only store.
+    nonisolated let sweeper: Sweeper?
     private var lifecycle: Lifecycle = .open
 
     private enum Lifecycle {
@@ -56,6 +58,16 @@ public actor LogStore {
         }
         self.core = opened.core
         self.session = opened.session
+        if let writer = opened.core.writer {
+            let sweeper = Sweeper(core: opened.core, writer: writer, configuration: configuration)
+            self.sweeper = sweeper
+            if options.contains(.sweep) {
+                writer.watchSize(limit: configuration.sizeLimit) { [weak sweeper] in sweeper?.requestSizeSweep() }
+                sweeper.startSchedule()
+            }
+        } else {
+            self.sweeper = nil
+        }
     }
 
     /// Every event committed from now on (messages, and network events once those land), for
@@ -84,6 +96,7 @@ public actor LogStore {
         guard lifecycle == .open else { return }
         lifecycle = .closing
         defer { lifecycle = .closed }
+        sweeper?.stopSchedule()
         core.readers?.close()
         defer { core.lock?.release() }
         try await core.writer?.stop { writer in

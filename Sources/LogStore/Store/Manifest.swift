@@ -10,11 +10,13 @@ struct Manifest: Codable, Sendable, Equatable {
     var creationDate: Date
     /// When the store was last swept.
     var lastSweepDate: Date?
+    /// What the last sweep did (absent in manifests written before sweeps were recorded).
+    var lastSweep: LogStore.SweepReport?
 
     static let fileName = "manifest.json"
 
     static func new() -> Manifest {
-        Manifest(storeId: UUID(), version: .store, creationDate: Date(), lastSweepDate: nil)
+        Manifest(storeId: UUID(), version: .store, creationDate: Date(), lastSweepDate: nil, lastSweep: nil)
     }
 
     /// Reads and validates the manifest of the store at `directory`.

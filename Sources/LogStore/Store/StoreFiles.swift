@@ -85,6 +85,44 @@ enum StoreFiles {
         return Int64(info.st_size)
     }
 
+    /// The names in `directory` (without `.` and `..`); none when it does not exist.
+    static func directoryEntries(_ directory: URL) throws -> [String] {
+        guard let stream = opendir(directory.path) else {
+            if Glibc.errno == ENOENT { return [] }
+            throw LogStore.Error.fileSystem(directory, operation: "list", errno: Glibc.errno)
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: pointer.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The bytes the store's files take on disk (allocated blocks, as `du` counts them): the
+    /// database, its WAL and shared memory, the manifest and everything in `blobs/`.
+    static func diskUsage(of directory: URL) -> Int64 {
+        func allocated(_ path: String) -> Int64 {
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }
+            return Int64(info.st_blocks) * 512
+        }
+        var total: Int64 = 0
+        for name in (try? directoryEntries(directory)) ?? [] {
+            total += allocated(directory.appendingPathComponent(name).path)
+        }
+        let blobs = directory.appendingPathComponent(blobsDirectoryName)
+        for name in (try? directoryEntries(blobs)) ?? [] {
+            total += allocated(blobs.appendingPathComponent(name).path)
+        }
+        return total
+    }
+
     /// A file's modification date, when it exists.
     static func modificationDate(_ url: URL) -> Date? {
         var info = stat()

@@ -1,0 +1,204 @@
+import Foundation
+
+/// The sweep's writes, each a small transaction on the writer thread: a sweep is a series of
+/// these, and the writer commits logged events between any two of them.
+extension BatchWriter {
+    /// What one step of the sweep removed.
+    struct Removed: Sendable {
+        var messages = 0
+        var tasks = 0
+        var blobs = 0
+        var droppedBodies = 0
+
+        static func += (total: inout Removed, step: Removed) {
+            total.messages += step.messages
+            total.tasks += step.tasks
+            total.blobs += step.blobs
+            total.droppedBodies += step.droppedBodies
+        }
+    }
+
+    /// Deletes up to `limit` messages with ids from `firstID` through `lastID`, only those
+    /// created before `cutoff` when one is given, with the tasks their technical messages
+    /// describe.
+    ///
+    /// - Returns: what it removed, and the id to continue from (nil when the range is done).
+    func deleteMessages(
+        from firstID: Int64, through lastID: Int64, before cutoff: Date?, limit: Int
+    ) throws -> (removed: Removed, next: Int64?) {
+        try transaction {
+            var condition = "id BETWEEN ? AND ?"
+            var arguments: [DatabaseValue] = [.integer(firstID), .integer(lastID)]
+            if let cutoff {
+                condition += " AND created_at < ?"
+                arguments.append(.real(cutoff.timeIntervalSince1970))
+            }
+            // The chunk ends at the limit-th matching row: a rowid walk, no sorting.
+            let chunkEnd = try connection.integer(
+                "SELECT id FROM messages WHERE \(condition) ORDER BY id LIMIT 1 OFFSET ?",
+                arguments + [.integer(Int64(max(1, limit) - 1))])
+            let end = chunkEnd ?? lastID
+            arguments[1] = .integer(end)
+
+            var removed = Removed()
+            let taskIDs = try connection.integers(
+                "SELECT task_id FROM messages WHERE \(condition) AND task_id IS NOT NULL", arguments)
+            removed += try deleteTasks(rowIDs: taskIDs, withTheirMessages: false)
+
+            let counts = try connection.prepare("""
+                SELECT session_id, label_id, level, count(*) FROM messages
+                WHERE \(condition) AND task_id IS NULL GROUP BY session_id, label_id, level
+                """)
+            try counts.bind(arguments)
+            let decrement = try connection.cachedStatement("""
+                UPDATE message_counts SET count = count - ? WHERE session_id = ? AND label_id = ? AND level = ?
+                """)
+            while try counts.step() {
+                let count = counts.int64(at: 3)
+                removed.messages += Int(count)
+                try decrement.bindAndRun([
+                    .integer(count), .integer(counts.int64(at: 0)), .integer(counts.int64(at: 1)),
+                    .integer(counts.int64(at: 2)),
+                ])
+            }
+            try connection.execute("DELETE FROM message_counts WHERE count <= 0")
+            try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
+            try deleteEmptyBlocks(from: firstID, through: end)
+            return (removed, chunkEnd.flatMap { $0 < lastID ? $0 + 1 : nil })
+        }
+    }
+
+    /// Deletes up to `limit` tasks created before `cutoff`, oldest first, with their technical
+    /// messages (tasks still pending have none).
+    func deleteTasks(createdBefore cutoff: Date, limit: Int) throws -> Removed {
+        try transaction {
+            let ids = try connection.integers(
+                "SELECT id FROM tasks WHERE created_at < ? ORDER BY created_at LIMIT ?",
+                [.real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
+            return try deleteTasks(rowIDs: ids, withTheirMessages: true)
+        }
+    }
+
+    /// Drops the bodies of up to `limit` tasks with ids above `afterID`, oldest first; the task
+    /// rows stay, flagged. Stops early once `bytesToFree` stored bytes of blobs are deleted.
+    ///
+    /// - Returns: what it removed, the stored bytes it freed, and the last task id it visited
+    ///   (nil when no task with a body is left).
+    func dropBodies(
+        afterID: Int64, limit: Int, bytesToFree: Int64
+    ) throws -> (removed: Removed, freedBytes: Int64, lastID: Int64?) {
+        try transaction {
+            let statement = try connection.prepare("""
+                SELECT id, request_body_id, response_body_id FROM tasks
+                WHERE id > ? AND (request_body_id IS NOT NULL OR response_body_id IS NOT NULL)
+                ORDER BY id LIMIT ?
+                """)
+            try statement.bind([.integer(afterID), .integer(Int64(limit))])
+            var tasks: [(id: Int64, bodies: [Int64])] = []
+            while try statement.step() {
+                tasks.append((statement.int64(at: 0), [1, 2].compactMap { column in
+                    statement.isNull(at: column) ? nil : statement.int64(at: column)
+                }))
+            }
+            var removed = Removed()
+            var freed: Int64 = 0
+            var lastID: Int64?
+            let clear = try connection.cachedStatement("""
+                UPDATE tasks SET request_body_id = NULL, response_body_id = NULL,
+                    body_flags = body_flags | CASE WHEN response_body_id IS NULL THEN 0 ELSE ? END
+                                            | CASE WHEN request_body_id IS NULL THEN 0 ELSE ? END
+                WHERE id = ?
+                """)
+            for task in tasks {
+                // The task row lets go first: it refers to the bodies (foreign keys).
+                try clear.bindAndRun([
+                    .integer(TaskBodyFlags.responseBodyDropped), .integer(TaskBodyFlags.requestBodyDropped),
+                    .integer(task.id),
+                ])
+                for body in task.bodies {
+                    let size = try connection.integer("SELECT size FROM blobs WHERE id = ?", [.integer(body)]) ?? 0
+                    if try blobs.unlink(rowID: body) == 0 {
+                        removed.blobs += 1
+                        freed += size
+                    }
+                }
+                removed.droppedBodies += 1
+                lastID = task.id
+                if freed >= bytesToFree { break }
+            }
+            return (removed, freed, lastID)
+        }
+    }
+
+    /// Deletes sessions other than this one that nothing refers to any more.
+    func deleteEmptySessions() throws {
+        try transaction {
+            try connection.run("""
+                DELETE FROM threads WHERE session_id <> ? AND session_id NOT IN (SELECT session_id FROM message_blocks)
+                    AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = threads.session_id)
+                """, [.integer(sessionRowID)])
+            try connection.run("""
+                DELETE FROM sessions WHERE id <> ? AND id NOT IN (SELECT session_id FROM message_blocks)
+                    AND id NOT IN (SELECT session_id FROM message_counts)
+                    AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = sessions.id)
+                """, [.integer(sessionRowID)])
+        }
+    }
+
+    /// Gives up to `pages` free pages back to the file system (incremental vacuum), then copies
+    /// what the WAL holds into the database without waiting for readers.
+    ///
+    /// - Returns: the free pages left.
+    func vacuum(pages: Int) throws -> Int {
+        try connection.execute("PRAGMA incremental_vacuum(\(max(1, pages)))")
+        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        return Int(try connection.integer("PRAGMA freelist_count") ?? 0)
+    }
+
+    /// Checkpoints the WAL and truncates it to zero bytes (when no reader holds an old snapshot;
+    /// otherwise it stays for the next checkpoint).
+    func truncateWAL() {
+        _ = try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Deletes tasks by row id, with their heads' and bodies' links (their transactions go by
+    /// cascade) and, when asked, their technical messages. Runs in the caller's transaction.
+    private func deleteTasks(rowIDs: [Int64], withTheirMessages: Bool) throws -> Removed {
+        var removed = Removed()
+        let links = try connection.cachedStatement("""
+            SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE id = ?
+            """)
+        let delete = try connection.cachedStatement("DELETE FROM tasks WHERE id = ?")
+        for rowID in rowIDs {
+            links.bind(rowID, at: 1)
+            guard try links.step() else {
+                links.reset()
+                continue
+            }
+            let heads = [0, 1].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
+            let bodies = [2, 3].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
+            links.reset()
+            if withTheirMessages {
+                try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
+            }
+            delete.bind(rowID, at: 1)
+            try delete.run()
+            for head in heads { try releaseHead(head) }
+            for body in bodies where try blobs.unlink(rowID: body) == 0 { removed.blobs += 1 }
+            removed.tasks += 1
+        }
+        return removed
+    }
+
+    /// Deletes the blocks in an id range whose messages are all gone, except each session's
+    /// latest block: a writer may still be extending it, and deleting the table's last row
+    /// would let its id be used again.
+    private func deleteEmptyBlocks(from firstID: Int64, through lastID: Int64) throws {
+        try connection.run("""
+            DELETE FROM message_blocks
+            WHERE first_id <= ? AND last_id >= ?
+              AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN message_blocks.first_id AND message_blocks.last_id)
+              AND id < (SELECT max(id) FROM message_blocks AS newer WHERE newer.session_id = message_blocks.session_id)
+            """, [.integer(lastID), .integer(firstID)])
+    }
+}
