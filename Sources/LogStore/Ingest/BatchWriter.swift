@@ -66,6 +66,25 @@ final class BatchWriter {
     /// more often.
     static let eventsPerTransaction = 10_000
 
+    /// The most bytes (estimated, before compression) one transaction writes: with bodies, 10k
+    /// events could write hundreds of megabytes, all of it in the WAL until the commit, and the
+    /// WAL counts against the store's size limit.
+    static let bytesPerTransaction = 8 << 20
+
+    /// Where the transaction that starts at `start` ends: at ``eventsPerTransaction`` events or
+    /// ``bytesPerTransaction`` bytes, whichever comes first (at least one event).
+    static func transactionEnd(_ events: [LogStore.Event?], from start: Int) -> Int {
+        let limit = min(start + eventsPerTransaction, events.count)
+        var bytes = 0
+        var end = start
+        while end < limit {
+            bytes += events[end]?.estimatedSize ?? 0
+            end += 1
+            if bytes >= bytesPerTransaction { break }
+        }
+        return end
+    }
+
     /// Inserts events in one transaction (skipping the holes the overflow policy left); on
     /// failure nothing is kept and the caches that could point at rolled-back rows are cleared.
     func commit(
@@ -166,10 +185,10 @@ final class BatchWriter {
             try connection.cachedStatement("""
                 UPDATE message_blocks SET last_id = ?, min_created_at = min(min_created_at, ?),
                     max_created_at = max(max_created_at, ?), message_count = message_count + ?
-                WHERE id = ?
+                WHERE id = ? AND session_id = ?
                 """).bindAndRun([
                     .integer(batchRange.lastID), .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt),
-                    .integer(Int64(batchRange.count)), .integer(block.rowID),
+                    .integer(Int64(batchRange.count)), .integer(block.rowID), .integer(sessionRowID),
                 ])
             if connection.changes == 1 {
                 currentBlock = (block.rowID, block.count + batchRange.count)

@@ -247,7 +247,7 @@ final class StoreWriter: Sendable {
                 ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
             var start = 0
             repeat {
-                let end = min(start + BatchWriter.eventsPerTransaction, events.count)
+                let end = BatchWriter.transactionEnd(events, from: start)
                 do {
                     try writer.commit(events[start..<end], prepared: prepared, dropNotice: start == 0 ? notice : nil)
                 } catch {

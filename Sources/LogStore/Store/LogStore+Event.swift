@@ -61,6 +61,19 @@ extension LogStore {
             return true
         }
 
+        /// Roughly the bytes storing this event writes (before compression): what bounds a
+        /// transaction, and so the WAL, when events carry bodies.
+        var estimatedSize: Int {
+            switch self {
+            case .messageStored(let message): return 128 + message.message.utf8.count
+            case .networkTaskCreated, .networkTaskProgressUpdated: return 512
+            case .networkTaskCompleted(let task):
+                let requestBody: Int = (task.requestBody ?? task.request.body)?.count ?? 0
+                let responseBody: Int = task.responseBody?.count ?? 0
+                return 1_024 + requestBody + responseBody
+            }
+        }
+
         /// The level used to decide what the overflow policy drops first.
         var level: Level {
             switch self {

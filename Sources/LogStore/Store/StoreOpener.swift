@@ -33,6 +33,12 @@ enum StoreOpener {
         }
 
         let connection = try openWriter(directory: directory, options: options)
+        if !options.contains(.unsafe) && !options.contains(.inMemory) {
+            // After a checkpoint the WAL is cut back to this size, or it would keep the size of
+            // the largest transaction ever written: a sixteenth of the size limit, 1–64 MiB.
+            let walLimit = min(max(configuration.sizeLimit / 16, 1 << 20), 64 << 20)
+            try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
+        }
         let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
         if let lock {
             try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)

@@ -130,18 +130,25 @@ extension BatchWriter {
         }
     }
 
-    /// Deletes sessions other than this one that nothing refers to any more.
+    /// Deletes sessions other than this one that no message or task belongs to any more, with
+    /// their (empty) blocks and thread names. A process still logging into one of them puts its
+    /// row back with its next batch, and starts a new block.
     func deleteEmptySessions() throws {
         try transaction {
-            try connection.run("""
-                DELETE FROM threads WHERE session_id <> ? AND session_id NOT IN (SELECT session_id FROM message_blocks)
-                    AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = threads.session_id)
-                """, [.integer(sessionRowID)])
-            try connection.run("""
-                DELETE FROM sessions WHERE id <> ? AND id NOT IN (SELECT session_id FROM message_blocks)
-                    AND id NOT IN (SELECT session_id FROM message_counts)
+            let empty = try connection.integers("""
+                SELECT id FROM sessions WHERE id <> ? AND id NOT IN (SELECT session_id FROM message_counts)
+                    AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN
+                        (SELECT min(first_id) FROM message_blocks WHERE session_id = sessions.id) AND
+                        (SELECT max(last_id) FROM message_blocks WHERE session_id = sessions.id)
+                        AND messages.session_id = sessions.id)
                     AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = sessions.id)
                 """, [.integer(sessionRowID)])
+            for session in empty {
+                for table in ["message_blocks", "threads"] {
+                    try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
+                }
+                try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
+            }
         }
     }
 

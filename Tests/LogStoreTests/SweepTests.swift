@@ -1,0 +1,400 @@
+import Foundation
+import Glibc
+import LogStore
+import Testing
+
+/// The sweep through the public API: age, blob share and size limits, orphan files, shrinking,
+/// the schedule, and a store left consistent by every sweep.
+@Suite("Sweep")
+struct SweepTests {
+    static let url = URL(string: "https://api.example.com/v1/orders")!
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// A clock stopped at `now` that sleeps for real.
+    static func stoppedClock(at now: Date) -> LogStore.TimeSource {
+        LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
+    }
+
+    /// A clock running `scale` times faster than real time, from `start`.
+    static func fastClock(from start: Date, scale: Double) -> LogStore.TimeSource {
+        let origin = Date()
+        return LogStore.TimeSource(
+            now: { start.addingTimeInterval(Date().timeIntervalSince(origin) * scale) },
+            sleep: { try await Task.sleep(for: $0 / scale) })
+    }
+
+    static func randomBody(seed: UInt64, size: Int) -> Data {
+        var random = SeededRandom(seed: seed)
+        return Data((0..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+    }
+
+    // MARK: Age
+
+    @Test func theAgeCutOffRemovesWhatIsOlderAndKeepsTheBoundary() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.maxAge = .seconds(86_400)
+        configuration.timeSource = Self.stoppedClock(at: Self.now)
+        let cutoff = Self.now.addingTimeInterval(-86_400)
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            store.storeMessage(createdAt: cutoff.addingTimeInterval(-1), label: "age", level: .info, message: "older")
+            store.storeMessage(createdAt: cutoff, label: "age", level: .info, message: "at the cut-off")
+            store.storeMessage(createdAt: cutoff.addingTimeInterval(1), label: "age", level: .info, message: "newer")
+            store.storeRequest(
+                NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
+                data: Data(#"{"old":true}"#.utf8), createdAt: cutoff.addingTimeInterval(-1))
+            store.storeRequest(
+                NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
+                data: Data(#"{"old":false}"#.utf8), createdAt: cutoff.addingTimeInterval(1))
+            try await store.flush()
+
+            let report = try await store.sweep()
+            #expect(report.trigger == .manual)
+            #expect(report.date == Self.now)
+            #expect(report.removedMessages == 1)
+            #expect(report.removedTasks == 1)
+            #expect(report.removedBlobs == 1)
+            #expect(try await allMessages(store, MessageQuery(labels: ["age"])).map(\.text)
+                == ["at the cut-off", "newer"])
+            let tasks = try await store.tasks(TaskQuery()).tasks
+            #expect(tasks.map(\.createdAt) == [cutoff.addingTimeInterval(1)])
+            // The old task's technical message went with it.
+            #expect(try await allMessages(store, MessageQuery(labels: ["network"])).count == 1)
+            #expect(try await store.info().lastSweep == report)
+            try await expectConsistent(store, at: url)
+        }
+    }
+
+    @Test func oldSessionsGoAndTheStraddlingOneIsCutRowByRow() async throws {
+        try await withTemporaryStoreURL { url in
+            // Three runs: all old, half old (interleaved with the cut-off), all new.
+            for run in 0..<3 {
+                try await withStore(at: url) { store in
+                    for i in 0..<3_000 {
+                        let age: TimeInterval = switch run {
+                        case 0: 10 * 86_400 + Double(i)
+                        case 1: i.isMultiple(of: 2) ? 2 * 86_400 - Double(i) : 86_400 - Double(i)
+                        default: 3_600 - Double(i) / 10
+                        }
+                        store.storeMessage(
+                            createdAt: Self.now.addingTimeInterval(-age), label: "run\(run)", level: .info,
+                            message: "\(run).\(i)")
+                    }
+                }
+            }
+            var configuration = LogStore.Configuration()
+            configuration.maxAge = .seconds(1.5 * 86_400)
+            configuration.timeSource = Self.stoppedClock(at: Self.now)
+            try await withStore(at: url, options: [], configuration: configuration) { store in
+                #expect(try await store.sessions().count == 4)
+                let report = try await store.sweep()
+                #expect(report.removedMessages == 3_000 + 1_500)
+                let texts = try await allMessages(store).map(\.text)
+                #expect(texts == (0..<3_000).filter { $0 % 2 == 1 }.map { "1.\($0)" } + (0..<3_000).map { "2.\($0)" })
+                #expect(try await store.count(MessageQuery(labels: ["run1"])) == 1_500)
+                // The first run's session has nothing left; the others stay.
+                #expect(try await store.sessions().count == 3)
+                try await expectConsistent(store, at: url)
+            }
+        }
+    }
+
+    // MARK: Size
+
+    @Test func trimmingForSizeKeepsTheNewestSeventyPercent() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.sizeLimit = 1_000_000
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            let total = 20_000
+            let padding = String(repeating: "x", count: 200)
+            for i in 0..<total {
+                store.storeMessage(label: "size", level: .info, message: "\(i) \(padding)")
+                if i.isMultiple(of: 1_000) {
+                    store.storeRequest(
+                        NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
+                        data: Data(#"{"i":\#(i)}"#.utf8))
+                }
+            }
+            try await store.flush()
+            let before = try await store.info()
+            let report = try await store.sweep()
+
+            let remaining = try await allMessages(store, MessageQuery(labels: ["size"]))
+            #expect(abs(remaining.count - total * 7 / 10) <= total / 100, "\(remaining.count) remain")
+            #expect(report.removedMessages == total - remaining.count)
+            // The newest remain, in order.
+            let first = total - remaining.count
+            #expect(remaining.map { $0.text.prefix { $0 != " " } } == (first..<total).map { Substring(String($0)) })
+            // Tasks logged among the removed messages went with them.
+            #expect(report.removedTasks == (0..<first).filter { $0.isMultiple(of: 1_000) }.count)
+            #expect(try await store.info().taskCount == before.taskCount - report.removedTasks)
+            #expect(report.sizeAfter < report.sizeBefore)
+            try await expectConsistent(store, at: url)
+        }
+    }
+
+    @Test func theBlobShareDropsTheOldestBodiesAndKeepsTheTasks() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.sizeLimit = 2_000_000  // blobs may take 1.4 MB; the sweep brings them to 0.98 MB
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            for i in 0..<30 {
+                store.storeRequest(
+                    NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
+                    data: Self.randomBody(seed: UInt64(i), size: 60_000),
+                    createdAt: Self.now.addingTimeInterval(Double(i)))
+            }
+            try await store.flush()
+            #expect(try await store.info().blobsSize > 1_400_000)
+
+            let report = try await store.sweep()
+            let info = try await store.info()
+            #expect(info.blobsSize <= 980_000)
+            #expect(info.blobsSize > 900_000, "only what was needed is dropped")
+            #expect(info.taskCount == 30)
+            #expect(report.removedTasks == 0)
+            #expect(report.removedMessages == 0)
+            #expect(report.droppedBodies == 30 - info.blobCount)
+
+            let tasks = try await store.tasks(TaskQuery(order: .oldestFirst, limit: 100)).tasks
+            var removed: [Bool] = []
+            for task in tasks {
+                let details = try #require(try await store.task(id: task.id))
+                removed.append(details.isResponseBodyRemoved)
+                #expect(details.isResponseBodyRemoved == (details.responseBodyKey == nil))
+                #expect(details.response?.statusCode == 200)
+            }
+            // The oldest lost their bodies, the newest kept them.
+            #expect(removed == Array(repeating: true, count: report.droppedBodies)
+                + Array(repeating: false, count: 30 - report.droppedBodies))
+            let files = try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
+            #expect(files.count == info.blobCount)
+            try await expectConsistent(store, at: url)
+        }
+    }
+
+    @Test func aSharedBodySurvivesWhileATaskLinksIt() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.maxAge = .seconds(3_600)
+        configuration.timeSource = Self.stoppedClock(at: Self.now)
+        let body = Self.randomBody(seed: 7, size: 40_000)
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            for age in [7_200.0, 60] {
+                store.storeRequest(
+                    NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil, data: body,
+                    createdAt: Self.now.addingTimeInterval(-age))
+            }
+            try await store.flush()
+            let report = try await store.sweep()
+            #expect(report.removedTasks == 1)
+            #expect(report.removedBlobs == 0)
+            let task = try #require(try await store.tasks(TaskQuery()).tasks.first)
+            let key = try #require(try await store.task(id: task.id)?.responseBodyKey)
+            #expect(try await store.blobData(forKey: key) == body)
+
+            // The last link goes with the last task, and so does the file.
+            try await store.removeAll()
+            #expect(try await store.blobData(forKey: key) == nil)
+            try await expectConsistent(store, at: url)
+        }
+    }
+
+    // MARK: Files
+
+    @Test func orphanAndStaleTemporaryFilesAreRemovedFreshOnesKept() async throws {
+        try await withTemporaryStore { store, url in
+            store.storeRequest(
+                NetworkRequest(url: Self.url), response: nil, error: nil, data: Self.randomBody(seed: 1, size: 40_000))
+            try await store.flush()
+            let blobs = url.appendingPathComponent("blobs")
+            let kept = try FileManager.default.contentsOfDirectory(atPath: blobs.path)
+            let old = Date().addingTimeInterval(-3_600)
+            let orphan = LogStore.blobKey(for: Data("left by a crash".utf8))
+            let temporary = ".tmp-\(orphan)-99"
+            let fresh = LogStore.blobKey(for: Data("being written by another process".utf8))
+            for name in [orphan, temporary, fresh] {
+                try Data(name.utf8).write(to: blobs.appendingPathComponent(name))
+            }
+            for name in [orphan, temporary] {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: old], ofItemAtPath: blobs.appendingPathComponent(name).path)
+            }
+            let report = try await store.sweep()
+            #expect(report.removedOrphanFiles == 2)
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: blobs.path)) == Set(kept + [fresh]))
+        }
+    }
+
+    @Test func theFileShrinksAndTheWALIsEmptied() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.maxAge = .seconds(86_400)
+        configuration.timeSource = Self.stoppedClock(at: Self.now)
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            let padding = String(repeating: "y", count: 300)
+            for i in 0..<30_000 {
+                let age: TimeInterval = i < 27_000 ? 2 * 86_400 : 60
+                store.storeMessage(
+                    createdAt: Self.now.addingTimeInterval(-age), label: "shrink", level: .debug, message: "\(i)\(padding)")
+            }
+            try await store.flush()
+            let database = url.appendingPathComponent("logs.sqlite")
+            let before = try fileSize(database) + fileSize(url.appendingPathComponent("logs.sqlite-wal"))
+            let report = try await store.sweep()
+            #expect(report.removedMessages == 27_000)
+            let after = try fileSize(database)
+            #expect(after < before / 4, "\(before) → \(after) bytes")
+            #expect(try fileSize(url.appendingPathComponent("logs.sqlite-wal")) == 0)
+            #expect(report.reclaimedBytes > 0)
+            #expect(try await store.count(MessageQuery()) == 3_000)
+            try await expectConsistent(store, at: url)
+        }
+    }
+
+    // MARK: Schedule
+
+    @Test func theScheduleSweepsPeriodicallyWhileOpen() async throws {
+        var configuration = LogStore.Configuration()
+        // An hour of the store's clock per real second.
+        configuration.timeSource = Self.fastClock(from: Self.now, scale: 3_600)
+        configuration.sweepInterval = .seconds(3_600)
+        try await withTemporaryStore(options: [.create, .sweep], configuration: configuration) { store, _ in
+            var dates: Set<Date> = []
+            let deadline = Date().addingTimeInterval(10)
+            while dates.count < 3 && Date() < deadline {
+                if let sweep = try await store.info().lastSweep {
+                    #expect(sweep.trigger == .schedule)
+                    dates.insert(sweep.date)
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(dates.count >= 3, "sweeps seen: \(dates.sorted())")
+            // About an interval apart on the store's clock.
+            let sorted = dates.sorted()
+            for (earlier, later) in zip(sorted, sorted.dropFirst()) {
+                #expect(later.timeIntervalSince(earlier) >= 3_600 * 0.9)
+            }
+        }
+    }
+
+    @Test func aRecentSweepIsNotRepeatedAtOpenAnOldOneIs() async throws {
+        try await withTemporaryStoreURL { url in
+            var configuration = LogStore.Configuration()
+            configuration.timeSource = Self.stoppedClock(at: Self.now)
+            try await withStore(at: url, configuration: configuration) { store in _ = try await store.sweep() }
+
+            configuration.sweepDelay = .milliseconds(10)
+            configuration.timeSource = Self.stoppedClock(at: Self.now.addingTimeInterval(600))
+            try await withStore(at: url, options: [.sweep], configuration: configuration) { store in
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await store.info().lastSweep?.date == Self.now)
+            }
+            let later = Self.now.addingTimeInterval(2 * 3_600)
+            configuration.timeSource = Self.stoppedClock(at: later)
+            try await withStore(at: url, options: [.sweep], configuration: configuration) { store in
+                let deadline = Date().addingTimeInterval(10)
+                while try await store.info().lastSweep?.date != later, Date() < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                let sweep = try await store.info().lastSweep
+                #expect(sweep?.date == later)
+                #expect(sweep?.trigger == .schedule)
+            }
+        }
+    }
+
+    @Test func growingPastTheSizeLimitSweepsAtOnce() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.sizeLimit = 2_000_000
+        // The schedule alone would not sweep during the test.
+        configuration.sweepDelay = .seconds(3_600)
+        try await withTemporaryStore(options: [.create, .sweep], configuration: configuration) { store, _ in
+            let padding = String(repeating: "z", count: 300)
+            var i = 0
+            let deadline = Date().addingTimeInterval(20)
+            while try await store.info().lastSweep == nil, Date() < deadline {
+                for _ in 0..<2_000 {
+                    store.storeMessage(label: "grow", level: .info, message: "\(i) \(padding)")
+                    i += 1
+                }
+                try await store.flush()
+            }
+            let sweep = try #require(try await store.info().lastSweep)
+            #expect(sweep.trigger == .size)
+            #expect(sweep.removedMessages > 0)
+        }
+    }
+
+    // MARK: What never sweeps
+
+    @Test func aReadOnlyStoreNeverSweeps() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url) { store in
+                store.storeMessage(createdAt: Self.now, label: "old", level: .info, message: "kept")
+            }
+            let manifest = try Data(contentsOf: url.appendingPathComponent("manifest.json"))
+            var configuration = LogStore.Configuration()
+            configuration.maxAge = .seconds(1)
+            configuration.sweepDelay = .milliseconds(1)
+            try await withStore(at: url, options: [.readonly, .sweep], configuration: configuration) { store in
+                let error = await #expect(throws: LogStore.Error.self) { try await store.sweep() }
+                #expect(error?.kind == .readonly)
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(try await store.info().messageCount == 1)
+            }
+            #expect(try Data(contentsOf: url.appendingPathComponent("manifest.json")) == manifest)
+        }
+    }
+}
+
+// MARK: Consistency
+
+/// Everything the sweep must keep true, checked on the store's own database: SQLite's checks,
+/// counts and totals that match the rows, links that match their references, and files that
+/// match the blob rows.
+func expectConsistent(_ store: LogStore, at url: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let checks: [(String, String)] = [
+        ("integrity", "SELECT CASE WHEN (SELECT integrity_check FROM pragma_integrity_check) = 'ok' THEN 0 ELSE 1 END"),
+        ("foreign keys", "SELECT count(*) FROM pragma_foreign_key_check"),
+        ("message counts", """
+            SELECT count(*) FROM (
+                SELECT session_id, label_id, level, count(*) AS n FROM messages WHERE task_id IS NULL
+                GROUP BY 1, 2, 3
+            ) AS actual FULL OUTER JOIN message_counts AS kept USING (session_id, label_id, level)
+            WHERE actual.n IS NOT kept.count
+            """),
+        ("blob totals", """
+            SELECT count(*) FROM blob_totals WHERE (count, size, decompressed_size, file_size) <> (
+                SELECT count(*), coalesce(sum(size), 0), coalesce(sum(decompressed_size), 0),
+                       coalesce(sum(CASE WHEN data IS NULL THEN size ELSE 0 END), 0) FROM blobs)
+            """),
+        ("blob links", """
+            SELECT count(*) FROM blobs WHERE link_count <>
+                (SELECT count(*) FROM tasks WHERE request_body_id = blobs.id)
+                + (SELECT count(*) FROM tasks WHERE response_body_id = blobs.id)
+            """),
+        ("head links", """
+            SELECT count(*) FROM task_heads WHERE link_count <>
+                (SELECT count(*) FROM tasks WHERE request_head_id = task_heads.id)
+                + (SELECT count(*) FROM tasks WHERE response_head_id = task_heads.id)
+            """),
+        ("technical messages", "SELECT count(*) FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks)"),
+        ("messages without a block", """
+            SELECT count(*) FROM messages WHERE NOT EXISTS (
+                SELECT 1 FROM message_blocks WHERE messages.id BETWEEN first_id AND last_id
+                    AND messages.session_id = message_blocks.session_id)
+            """),
+    ]
+    for (name, sql) in checks {
+        let failures = try await store.read { db in try db.scalar(sql)?.integer }
+        #expect(failures == 0, "\(name)", sourceLocation: sourceLocation)
+    }
+    let fileKeys = try await store.read { db in
+        try db.rows("SELECT lower(hex(key)) FROM blobs WHERE data IS NULL").compactMap { $0[0].text }
+    }
+    let blobs = url.appendingPathComponent("blobs")
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []
+    #expect(Set(fileKeys).isSubset(of: Set(files)), "every file row has its file", sourceLocation: sourceLocation)
+}
+
+private func fileSize(_ url: URL) throws -> Int64 {
+    guard FileManager.default.fileExists(atPath: url.path) else { return 0 }
+    return (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+}
