@@ -1,7 +1,8 @@
 public import Foundation
 
 /// What a command takes from its surroundings rather than from its arguments: whether to colour
-/// its output and what "now" is (for `--since 15m` and the demo's timeline).
+/// its output and what "now" is (for `--since 15m`, the demo's timeline and the sweep's age
+/// cut-off).
 ///
 /// Tests pass explicit values; the executable uses ``current``.
 public struct CommandEnvironment: Sendable {

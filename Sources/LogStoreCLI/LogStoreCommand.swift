@@ -51,7 +51,7 @@ public enum LogStoreCommand {
     /// Every subcommand, in the order `--help` lists them.
     static let commands: [any Command.Type] = [
         DemoCommand.self, InfoCommand.self, MessagesCommand.self, SessionsCommand.self, TasksCommand.self,
-        TaskCommand.self, BlobsCommand.self,
+        TaskCommand.self, BlobsCommand.self, SweepCommand.self,
     ]
 
     static let usageStatus: Int32 = 64

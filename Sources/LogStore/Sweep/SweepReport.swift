@@ -30,7 +30,8 @@ extension LogStore {
         public var removedBlobs: Int
         /// Files in `blobs/` without a row (left by a crash) and stale temporary files removed.
         public var removedOrphanFiles: Int
-        /// Bytes the store took on disk (database, WAL, blob files) before and after.
+        /// Bytes the store directory took on disk (allocated blocks of all its files: database,
+        /// WAL, shared memory, manifest and blob files) before and after.
         public var sizeBefore: Int64
         public var sizeAfter: Int64
 

@@ -118,7 +118,9 @@ enum ValueParsers {
         return uuid
     }
 
-    private static func invalid(_ option: String, _ text: String, _ expected: String) -> UsageError {
+    /// The usage error of a value that does not parse: names the option, the value and what was
+    /// expected. Internal so the parsers in `ValueParsers+Limits.swift` word their errors alike.
+    static func invalid(_ option: String, _ text: String, _ expected: String) -> UsageError {
         UsageError(message: "invalid value '\(text)' for --\(option): \(expected)")
     }
 }

@@ -28,12 +28,31 @@ enum StoreAccess {
     static func withReadonlyStore<T>(
         _ path: String, _ body: (LogStore) async throws -> T
     ) async throws -> T {
-        let store = try await LogStore(storeURL: url(path), options: [.readonly])
+        try await withStore(path, options: [.readonly], configuration: LogStore.Configuration(), body)
+    }
+
+    /// Opens an existing store for writing, runs `body`, then closes it (draining and
+    /// checkpointing), also when `body` throws.
+    ///
+    /// A missing store is never created, and the store gets no sweep schedule: a command does
+    /// its one job and leaves, and an application with the store open keeps its own schedule.
+    static func withWritableStore<T>(
+        _ path: String, configuration: LogStore.Configuration, _ body: (LogStore) async throws -> T
+    ) async throws -> T {
+        try await withStore(path, options: [], configuration: configuration, body)
+    }
+
+    private static func withStore<T>(
+        _ path: String, options: LogStore.Options, configuration: LogStore.Configuration,
+        _ body: (LogStore) async throws -> T
+    ) async throws -> T {
+        let store = try await LogStore(storeURL: url(path), options: options, configuration: configuration)
         let result: T
         do {
             result = try await body(store)
         } catch {
-            // The body's error is the one to report; a read-only store has nothing to lose.
+            // The body's error is the one to report; closing still releases the store's lock
+            // and connections, and what it could add is a consequence of the same failure.
             do { try await store.close() } catch {}
             throw error
         }

@@ -35,7 +35,7 @@ enum InfoCommand: Command {
             ("Blobs size", blobs),
             ("Created", Format.timestamp(info.creationDate)),
             ("Modified", Format.timestamp(info.modifiedDate)),
-            ("Last sweep", info.lastSweepDate.map(Format.timestamp) ?? "never"),
+            ("Last sweep", lastSweep(info)),
             ("Store version", info.storeVersion.description),
             ("Schema version", info.schemaVersion.description),
             ("Library version", info.libraryVersion.description),
@@ -46,5 +46,13 @@ enum InfoCommand: Command {
             rows.append(("Last write error", lastWriteError))
         }
         return Format.fields(rows)
+    }
+
+    /// The date, and on a second line what that sweep removed and reclaimed (stores swept
+    /// before reports were kept have only the date).
+    static func lastSweep(_ info: LogStore.Info) -> String {
+        guard let date = info.lastSweepDate ?? info.lastSweep?.date else { return "never" }
+        guard let report = info.lastSweep else { return Format.timestamp(date) }
+        return Format.timestamp(date) + "\n" + SweepFormat.summary(report)
     }
 }

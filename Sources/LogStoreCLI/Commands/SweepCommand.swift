@@ -1,0 +1,90 @@
+import Foundation
+import LogStore
+
+/// `logstore sweep <store> [--max-age <duration>] [--size-limit <size>] [--json]`: one sweep
+/// now, with the limits given (the library's defaults for the others), and what it removed.
+enum SweepCommand: Command {
+    static let spec = CommandSpec(
+        name: "sweep",
+        summary: "Sweep a store now: remove old data, trim it to a size limit, give the space back.",
+        positionals: [.init(name: "store", help: "The store directory (it must exist).")],
+        options: [
+            .value("max-age", "duration",
+                   "Remove messages and tasks older than this (default \(SweepFormat.age(defaults.maxAge)))."),
+            .value("size-limit", "size",
+                   "Trim the oldest data while the store is larger (default \(Format.bytes(defaults.sizeLimit)))."),
+            .flag("json", "Print the report as one line of JSON: SweepReport's fields and reclaimedBytes."),
+        ],
+        discussion: """
+            The sweep removes messages and network tasks older than --max-age. When stored bodies
+            take more than \(bodyShare) of --size-limit, the oldest tasks lose their bodies (the tasks
+            stay) until bodies are back to \(kept) of that share; when the data is still larger
+            than the limit, the oldest messages go, with their tasks, so that about \(kept) remain.
+            Body files a crash left behind are deleted, then the free space is given back to the
+            file system.
+
+            Only the limits given here apply (the library's defaults otherwise), not those of the
+            application that writes the store: pass its limits to sweep as it would. The store may
+            be open in that application meanwhile: the sweep deletes in small transactions between
+            its commits.
+
+            Durations: 30s, 15m, 12h, 14d, 2w; a plain number is seconds.
+            Sizes: 500000 (bytes), 64MB, 1.5GB (powers of 1000), 512KiB, 2GiB (powers of 1024).
+
+            Examples:
+              logstore sweep app.logstore --max-age 7d
+              logstore sweep app.logstore --size-limit 64MB --json >> sweeps.ndjson
+            """)
+
+    /// The limits a store has when nobody sets them.
+    static let defaults = LogStore.Configuration()
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
+        // Values are checked before the store is opened: a typo must not cost a sweep.
+        var configuration = LogStore.Configuration()
+        if let text = arguments.value("max-age") {
+            configuration.maxAge = try ValueParsers.age(text, option: "max-age")
+        }
+        if let text = arguments.value("size-limit") {
+            configuration.sizeLimit = try ValueParsers.byteSize(text, option: "size-limit")
+        }
+        if let now = console.environment.now {
+            // The age cut-off is measured from the same "now" as `messages --since`.
+            configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: LogStore.TimeSource.system.sleep)
+        }
+        let path = arguments.positionals[0]
+        let report = try await StoreAccess.withWritableStore(path, configuration: configuration) { try await $0.sweep() }
+
+        if arguments.flag("json") {
+            // One line, so that runs from cron can append to one NDJSON log.
+            console.line(try JSONOutput.line(SweepReportRecord(report: report)))
+            return
+        }
+        let style = console.style
+        let rows: [(String, String)] = [
+            ("Removed", SweepFormat.removed(report)),
+            ("Size", SweepFormat.sizes(report)),
+            ("Limits", "older than \(SweepFormat.age(configuration.maxAge)), above \(Format.bytes(configuration.sizeLimit))"),
+            ("Took", SweepFormat.duration(report)),
+        ]
+        console.line(style.bold("Swept \(StoreAccess.url(path).path)"))
+        for line in Format.fields(rows) { console.line(line) }
+        if report.sizeAfter > configuration.sizeLimit, report.removedMessages + report.droppedBodies > 0 {
+            // One sweep trims once; a store far over the limit needs several, which an
+            // application's size trigger runs by itself but a command line does not. (A sweep
+            // that removed nothing would remove nothing again: no advice then.)
+            console.line(style.yellow("Still above the size limit: each sweep removes about \(trimmed) of the "
+                + "messages; run it again to trim more."))
+        }
+    }
+
+    /// The share of the size limit bodies may take, and the shares of messages a trim keeps and
+    /// removes, as the help words them (`70%`, `30%`).
+    private static let bodyShare = percent(defaults.blobSizeShare)
+    private static let kept = percent(defaults.trimRatio)
+    private static let trimmed = percent(1 - defaults.trimRatio)
+
+    private static func percent(_ fraction: Double) -> String {
+        "\(Int((fraction * 100).rounded()))%"
+    }
+}
