@@ -322,6 +322,56 @@ struct SweepTests {
         }
     }
 
+    // MARK: A killed sweep
+
+    /// A sweep is a series of complete transactions: killed between (or during) any of them, it
+    /// leaves a store whose counts, links, totals and files all agree, and the next open or sweep
+    /// finishes the job.
+    @Test func aSweepKilledMidwayLeavesAConsistentStore() async throws {
+        let tool = KilledWriterTests.tool
+        try #require(FileManager.default.isExecutableFile(atPath: tool.path), "missing \(tool.path)")
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url) { store in
+                let padding = String(repeating: "k", count: 150)
+                for i in 0..<60_000 {
+                    store.storeMessage(label: "kill", level: .info, message: "\(i) \(padding)")
+                    if i.isMultiple(of: 100) {
+                        store.storeRequest(
+                            NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
+                            data: Self.randomBody(seed: UInt64(i % 3_000), size: i.isMultiple(of: 500) ? 30_000 : 900))
+                    }
+                }
+            }
+            let child = Process()
+            child.executableURL = tool
+            child.arguments = ["sweep", url.path, "--max-age", "0s"]
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            // Let it delete a few steps, then kill it without warning.
+            try await Task.sleep(for: .milliseconds(400))
+            let wasRunning = child.isRunning
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            #expect(wasRunning, "the sweep ended before it could be killed")
+
+            try await withStore(at: url, options: []) { store in
+                try await expectConsistent(store, at: url)
+                let left = try await store.info().messageCount
+                if wasRunning { #expect(left < 60_000 && left > 0, "killed midway: \(left) left") }
+            }
+            // The next sweep finishes the job.
+            var configuration = LogStore.Configuration()
+            configuration.maxAge = .zero
+            try await withStore(at: url, options: [], configuration: configuration) { store in
+                try await store.sweep()
+                #expect(try await store.info().messageCount == 0)
+                #expect(try await store.info().taskCount == 0)
+                try await expectConsistent(store, at: url)
+            }
+        }
+    }
+
     // MARK: What never sweeps
 
     @Test func aReadOnlyStoreNeverSweeps() async throws {
