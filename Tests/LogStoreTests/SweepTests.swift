@@ -327,13 +327,15 @@ struct SweepTests {
     /// A sweep is a series of complete transactions: killed between (or during) any of them, it
     /// leaves a store whose counts, links, totals and files all agree, and the next open or sweep
     /// finishes the job.
+    static let killedStoreSize = 100_000
+
     @Test func aSweepKilledMidwayLeavesAConsistentStore() async throws {
         let tool = KilledWriterTests.tool
         try #require(FileManager.default.isExecutableFile(atPath: tool.path), "missing \(tool.path)")
         try await withTemporaryStoreURL { url in
             try await withStore(at: url) { store in
                 let padding = String(repeating: "k", count: 150)
-                for i in 0..<60_000 {
+                for i in 0..<Self.killedStoreSize {
                     store.storeMessage(label: "kill", level: .info, message: "\(i) \(padding)")
                     if i.isMultiple(of: 100) {
                         store.storeRequest(
@@ -348,8 +350,12 @@ struct SweepTests {
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
-            // Let it delete a few steps, then kill it without warning.
-            try await Task.sleep(for: .milliseconds(400))
+            // Once its steps fill the WAL (a few have committed), kill it without warning.
+            let wal = url.appendingPathComponent("logs.sqlite-wal")
+            let deadline = Date().addingTimeInterval(20)
+            while child.isRunning, Date() < deadline, try fileSize(wal) < 2_000_000 {
+                try await Task.sleep(for: .milliseconds(2))
+            }
             let wasRunning = child.isRunning
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
@@ -358,7 +364,7 @@ struct SweepTests {
             try await withStore(at: url, options: []) { store in
                 try await expectConsistent(store, at: url)
                 let left = try await store.info().messageCount
-                if wasRunning { #expect(left < 60_000 && left > 0, "killed midway: \(left) left") }
+                if wasRunning { #expect(left < Self.killedStoreSize && left > 0, "killed midway: \(left) left") }
             }
             // The next sweep finishes the job.
             var configuration = LogStore.Configuration()
