@@ -365,6 +365,60 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------------- delete */
+
+int lsb_delete_oldest_naive(const char *path, long long through_id,
+                            double *seconds, long long *deleted, char *err,
+                            int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int in_txn = 0;
+    double start;
+    int rc;
+
+    if (seconds != NULL) *seconds = 0.0;
+    if (deleted != NULL) *deleted = 0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if ((rc = lsb_open_existing(path, &db, err, errlen))) return rc;
+    if ((rc = lsb_exec(db, "PRAGMA synchronous=NORMAL", err, errlen))) goto done;
+    rc = sqlite3_prepare_v2(db, "DELETE FROM messages WHERE id <= ?", -1, &st,
+                            NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare delete", err, errlen);
+        goto done;
+    }
+    if ((rc = sqlite3_bind_int64(st, 1, through_id))) {
+        lsb_fail(db, rc, "bind", err, errlen);
+        goto done;
+    }
+
+    start = lsb_now();
+    if ((rc = lsb_exec(db, "BEGIN", err, errlen))) goto done;
+    in_txn = 1;
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) {
+        lsb_fail(db, rc, "delete", err, errlen);
+        goto done;
+    }
+    if (deleted != NULL) *deleted = sqlite3_changes64(db);
+    if ((rc = lsb_exec(db, "COMMIT", err, errlen))) goto done;
+    in_txn = 0;
+    if (seconds != NULL) *seconds = lsb_now() - start;
+    rc = SQLITE_OK;
+
+done:
+    if (in_txn) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_finalize(st);
+    if (db != NULL) {
+        int crc = sqlite3_close(db);
+        if (rc == SQLITE_OK && crc != SQLITE_OK) {
+            lsb_set_err(err, errlen, "close: %s (%d)", sqlite3_errstr(crc), crc);
+            rc = crc;
+        }
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------------ queries */
 
 /* Column reads are summed here so the compiler cannot drop them. */

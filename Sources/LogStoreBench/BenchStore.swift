@@ -1,12 +1,15 @@
 import Foundation
 import LogStore
 
-/// The stores the benchmarks write to: new, and waiting for space rather than dropping.
+/// The stores the benchmarks write to: new (or reopened), and waiting for space rather than
+/// dropping.
 enum BenchStore {
-    static func open(at url: URL, configuration: LogStore.Configuration = .init()) async throws -> LogStore {
+    static func open(
+        at url: URL, options: LogStore.Options = [.create], configuration: LogStore.Configuration = .init()
+    ) async throws -> LogStore {
         var configuration = configuration
         configuration.overflowPolicy = .waitForSpace
-        return try await LogStore(storeURL: url, options: [.create], configuration: configuration)
+        return try await LogStore(storeURL: url, options: options, configuration: configuration)
     }
 
     /// Closes the store and deletes it: the next phase should not pay for its writeback.

@@ -1,39 +1,61 @@
 import CBenchBaseline
 import Foundation
 
-/// Runs the C insert baseline in a child process (this executable, re-run with a hidden flag),
-/// so it gets SQLite's default process-wide configuration, as naive code would.
+/// Runs the C baselines that write in a child process (this executable, re-run with a hidden
+/// flag), so they get SQLite's default process-wide configuration, as naive code would.
 enum CBaselineProcess {
-    static let flag = "--c-baseline-insert"
+    /// `--c-baseline-insert ROWS PATH`: fills a new naive database.
+    static let insertFlag = "--c-baseline-insert"
+    /// `--c-baseline-delete THROUGH_ID PATH`: deletes the oldest rows of a naive database.
+    static let deleteFlag = "--c-baseline-delete"
 
     /// The seconds the child took to insert `rows` rows into a new naive database at `path`.
     static func insert(rows: Int, path: String) throws -> Double {
+        try runChild(arguments: [insertFlag, String(rows), path]).seconds
+    }
+
+    /// The seconds the child took to delete the rows with `id <= throughID` from the naive
+    /// database at `path` in one statement (commit included), and how many it deleted.
+    static func deleteOldest(throughID: Int, path: String) throws -> (seconds: Double, deleted: Int) {
+        let result = try runChild(arguments: [deleteFlag, String(throughID), path])
+        return (result.seconds, result.count)
+    }
+
+    /// Starts the child and reads its one line: `SECONDS [COUNT]`.
+    private static func runChild(arguments: [String]) throws -> (seconds: Double, count: Int) {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        child.arguments = [flag, String(rows), path]
+        child.arguments = arguments
         let output = Pipe()
         child.standardOutput = output
         try child.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard child.terminationStatus == 0, let seconds = Double(text) else {
+        let fields = text.split(separator: " ")
+        guard child.terminationStatus == 0, let first = fields.first, let seconds = Double(first) else {
             throw BenchError.failed("C baseline child failed (\(child.terminationStatus)): \(text)")
         }
-        return seconds
+        return (seconds, fields.count > 1 ? Int(fields[1]) ?? 0 : 0)
     }
 
-    /// The child's side: inserts and prints the seconds; returns the exit code.
-    static func runChild(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 2, let rows = Int64(arguments[0]) else { return 64 }
+    /// The child's side, when `arguments` start with one of the flags: runs the baseline, prints
+    /// its result and returns the exit code; `nil` for an ordinary run.
+    static func runChildIfAsked(_ arguments: [String]) -> Int32? {
+        guard let flag = arguments.first, flag == insertFlag || flag == deleteFlag else { return nil }
+        guard arguments.count == 3, let number = Int64(arguments[1]) else { return 64 }
+        let path = arguments[2]
         var seconds = 0.0
+        var count: Int64 = 0
         var message = [CChar](repeating: 0, count: 512)
-        let code = lsb_insert_naive(arguments[1], rows, 10_000, &seconds, &message, Int32(message.count))
+        let code = flag == insertFlag
+            ? lsb_insert_naive(path, number, 10_000, &seconds, &message, Int32(message.count))
+            : lsb_delete_oldest_naive(path, number, &seconds, &count, &message, Int32(message.count))
         guard code == 0 else {
             print(String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
             return 1
         }
-        print(seconds)
+        print(flag == insertFlag ? "\(seconds)" : "\(seconds) \(count)")
         return 0
     }
 }

@@ -45,6 +45,32 @@ enum Measure {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
+    /// Bytes a store takes on disk: the blocks allocated (`st_blocks` × 512) to the regular files
+    /// in `directory` and in its `blobs/` subdirectory. Files that vanish while it looks (a sweep
+    /// deleting blobs) count as gone.
+    static func allocatedBytes(ofStoreAt directory: URL) -> Int64 {
+        allocatedBytes(inDirectory: directory.path) + allocatedBytes(inDirectory: directory.path + "/blobs")
+    }
+
+    /// The regular files of one directory (not recursive), by `st_blocks`.
+    private static func allocatedBytes(inDirectory path: String) -> Int64 {
+        guard let handle = opendir(path) else { return 0 }
+        defer { closedir(handle) }
+        let descriptor = dirfd(handle)
+        var total: Int64 = 0
+        while let entry = readdir(handle) {
+            var info = stat()
+            let found = withUnsafePointer(to: entry.pointee.d_name) { name in
+                name.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) {
+                    fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) == 0
+                }
+            }
+            guard found, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            total += Int64(info.st_blocks) * 512
+        }
+        return total
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }

@@ -5,14 +5,14 @@ import Foundation
 /// Prints each figure beside a baseline measured in the same run, as a Markdown table (for the
 /// README), and optionally writes `{"figures":[{name, value, baseline, ratio, unit}]}`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == CBaselineProcess.flag {
-    exit(CBaselineProcess.runChild(Array(arguments.dropFirst())))
+if let code = CBaselineProcess.runChildIfAsked(arguments) {
+    exit(code)
 }
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--only GROUP,...] [--json FILE]
           --quick      200k messages instead of 1M; 64 MiB for SHA-1 and 8 MiB for zlib
-                       instead of 256 MiB and 32 MiB
+                       instead of 256 MiB and 32 MiB; a 20 s sweep soak instead of 60 s
           --only       run only these groups: \(BenchGroup.allCases.map(\.rawValue).joined(separator: ", "))
           --json FILE  also write the figures as JSON
         """)
@@ -54,6 +54,9 @@ do {
     if groups.contains(.hashing) { figures += try HashingBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.blobs) { figures += try await BlobBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.network) { figures += try await NetworkBenchmark(quick: quick, directory: directory).run() }
+    if groups.contains(.sweep) {
+        figures += try await SweepBenchmark(rows: rows, quick: quick, directory: directory).run()
+    }
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -66,5 +69,5 @@ do {
 
 /// The parts of the benchmark `--only` can pick, in the order they run.
 enum BenchGroup: String, CaseIterable {
-    case ingest, hashing, blobs, network
+    case ingest, hashing, blobs, network, sweep
 }

@@ -38,6 +38,20 @@ int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
                      double *seconds, char *err, int errlen);
 
 /*
+ * On a database made by lsb_insert_naive, deletes the oldest rows in one
+ * statement, as naive retention code would:
+ *   BEGIN; DELETE FROM messages WHERE id <= through_id; COMMIT
+ * (synchronous=NORMAL set first; the database is already in WAL mode).
+ * *seconds receives the wall time from BEGIN through COMMIT (opening,
+ * preparing and closing are not included), *deleted the rows deleted. Free
+ * pages stay in the file: nothing is vacuumed or checkpointed beyond what
+ * SQLite does by itself at commit.
+ */
+int lsb_delete_oldest_naive(const char *path, long long through_id,
+                            double *seconds, long long *deleted, char *err,
+                            int errlen);
+
+/*
  * On a database made by lsb_insert_naive, runs `repeats` times
  *   SELECT id, created_at, level, label, text, metadata FROM messages
  *   WHERE label = ? AND level >= ? ORDER BY created_at DESC LIMIT ?
