@@ -10,6 +10,14 @@ struct SweepTests {
     static let url = URL(string: "https://api.example.com/v1/orders")!
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// Tests count what they logged: producers wait for room instead of losing events when the
+    /// writer is slow (the machine busy with other tests).
+    static func lossless() -> LogStore.Configuration {
+        var configuration = LogStore.Configuration()
+        configuration.overflowPolicy = .waitForSpace
+        return configuration
+    }
+
     /// A clock stopped at `now` that sleeps for real.
     static func stoppedClock(at now: Date) -> LogStore.TimeSource {
         LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
@@ -31,7 +39,7 @@ struct SweepTests {
     // MARK: Age
 
     @Test func theAgeCutOffRemovesWhatIsOlderAndKeepsTheBoundary() async throws {
-        var configuration = LogStore.Configuration()
+        var configuration = SweepTests.lossless()
         configuration.maxAge = .seconds(86_400)
         configuration.timeSource = Self.stoppedClock(at: Self.now)
         let cutoff = Self.now.addingTimeInterval(-86_400)
@@ -68,7 +76,7 @@ struct SweepTests {
         try await withTemporaryStoreURL { url in
             // Three runs: all old, half old (interleaved with the cut-off), all new.
             for run in 0..<3 {
-                try await withStore(at: url) { store in
+                try await withStore(at: url, configuration: Self.lossless()) { store in
                     for i in 0..<3_000 {
                         let age: TimeInterval = switch run {
                         case 0: 10 * 86_400 + Double(i)
@@ -81,7 +89,7 @@ struct SweepTests {
                     }
                 }
             }
-            var configuration = LogStore.Configuration()
+            var configuration = SweepTests.lossless()
             configuration.maxAge = .seconds(1.5 * 86_400)
             configuration.timeSource = Self.stoppedClock(at: Self.now)
             try await withStore(at: url, options: [], configuration: configuration) { store in
@@ -101,7 +109,7 @@ struct SweepTests {
     // MARK: Size
 
     @Test func trimmingForSizeKeepsTheNewestSeventyPercent() async throws {
-        var configuration = LogStore.Configuration()
+        var configuration = SweepTests.lossless()
         configuration.sizeLimit = 1_000_000
         try await withTemporaryStore(configuration: configuration) { store, url in
             let total = 20_000
@@ -133,7 +141,7 @@ struct SweepTests {
     }
 
     @Test func theBlobShareDropsTheOldestBodiesAndKeepsTheTasks() async throws {
-        var configuration = LogStore.Configuration()
+        var configuration = SweepTests.lossless()
         configuration.sizeLimit = 2_000_000  // blobs may take 1.4 MB; the sweep brings them to 0.98 MB
         try await withTemporaryStore(configuration: configuration) { store, url in
             for i in 0..<30 {
@@ -172,7 +180,7 @@ struct SweepTests {
     }
 
     @Test func aSharedBodySurvivesWhileATaskLinksIt() async throws {
-        var configuration = LogStore.Configuration()
+        var configuration = SweepTests.lossless()
         configuration.maxAge = .seconds(3_600)
         configuration.timeSource = Self.stoppedClock(at: Self.now)
         let body = Self.randomBody(seed: 7, size: 40_000)
@@ -200,7 +208,7 @@ struct SweepTests {
     // MARK: Files
 
     @Test func orphanAndStaleTemporaryFilesAreRemovedFreshOnesKept() async throws {
-        try await withTemporaryStore { store, url in
+        try await withTemporaryStore(configuration: Self.lossless()) { store, url in
             store.storeRequest(
                 NetworkRequest(url: Self.url), response: nil, error: nil, data: Self.randomBody(seed: 1, size: 40_000))
             try await store.flush()
@@ -224,7 +232,7 @@ struct SweepTests {
     }
 
     @Test func theFileShrinksAndTheWALIsEmptied() async throws {
-        var configuration = LogStore.Configuration()
+        var configuration = SweepTests.lossless()
         configuration.maxAge = .seconds(86_400)
         configuration.timeSource = Self.stoppedClock(at: Self.now)
         try await withTemporaryStore(configuration: configuration) { store, url in
@@ -238,7 +246,7 @@ struct SweepTests {
             let database = url.appendingPathComponent("logs.sqlite")
             let before = try fileSize(database) + fileSize(url.appendingPathComponent("logs.sqlite-wal"))
             let report = try await store.sweep()
-            #expect(report.removedMessages == 27_000)
+            #expect(report.removedMessages == 27_000, "\(report)")
             let after = try fileSize(database)
             #expect(after < before / 4, "\(before) → \(after) bytes")
             #expect(try fileSize(url.appendingPathComponent("logs.sqlite-wal")) == 0)
@@ -251,7 +259,7 @@ struct SweepTests {
     // MARK: Schedule
 
     @Test func theScheduleSweepsPeriodicallyWhileOpen() async throws {
-        var configuration = LogStore.Configuration()
+        var configuration = SweepTests.lossless()
         // An hour of the store's clock per real second.
         configuration.timeSource = Self.fastClock(from: Self.now, scale: 3_600)
         configuration.sweepInterval = .seconds(3_600)
@@ -276,7 +284,7 @@ struct SweepTests {
 
     @Test func aRecentSweepIsNotRepeatedAtOpenAnOldOneIs() async throws {
         try await withTemporaryStoreURL { url in
-            var configuration = LogStore.Configuration()
+            var configuration = SweepTests.lossless()
             configuration.timeSource = Self.stoppedClock(at: Self.now)
             try await withStore(at: url, configuration: configuration) { store in _ = try await store.sweep() }
 
@@ -301,7 +309,7 @@ struct SweepTests {
     }
 
     @Test func growingPastTheSizeLimitSweepsAtOnce() async throws {
-        var configuration = LogStore.Configuration()
+        var configuration = SweepTests.lossless()
         configuration.sizeLimit = 2_000_000
         // The schedule alone would not sweep during the test.
         configuration.sweepDelay = .seconds(3_600)
@@ -333,7 +341,7 @@ struct SweepTests {
         let tool = KilledWriterTests.tool
         try #require(FileManager.default.isExecutableFile(atPath: tool.path), "missing \(tool.path)")
         try await withTemporaryStoreURL { url in
-            try await withStore(at: url) { store in
+            try await withStore(at: url, configuration: Self.lossless()) { store in
                 let padding = String(repeating: "k", count: 150)
                 for i in 0..<Self.killedStoreSize {
                     store.storeMessage(label: "kill", level: .info, message: "\(i) \(padding)")
@@ -367,7 +375,7 @@ struct SweepTests {
                 if wasRunning { #expect(left < Self.killedStoreSize && left > 0, "killed midway: \(left) left") }
             }
             // The next sweep finishes the job.
-            var configuration = LogStore.Configuration()
+            var configuration = SweepTests.lossless()
             configuration.maxAge = .zero
             try await withStore(at: url, options: [], configuration: configuration) { store in
                 try await store.sweep()
@@ -382,11 +390,11 @@ struct SweepTests {
 
     @Test func aReadOnlyStoreNeverSweeps() async throws {
         try await withTemporaryStoreURL { url in
-            try await withStore(at: url) { store in
+            try await withStore(at: url, configuration: Self.lossless()) { store in
                 store.storeMessage(createdAt: Self.now, label: "old", level: .info, message: "kept")
             }
             let manifest = try Data(contentsOf: url.appendingPathComponent("manifest.json"))
-            var configuration = LogStore.Configuration()
+            var configuration = SweepTests.lossless()
             configuration.maxAge = .seconds(1)
             configuration.sweepDelay = .milliseconds(1)
             try await withStore(at: url, options: [.readonly, .sweep], configuration: configuration) { store in

@@ -21,6 +21,8 @@ final class StoreWriter: Sendable {
     private let pending = Mutex<PendingBatch?>(nil)
     private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
     private let sizeWatch = Mutex<SizeWatch?>(nil)
+    /// How long the last batch took to commit, in nanoseconds: the sweep sizes its steps by it.
+    private let lastCommitNanoseconds = Atomic<Int64>(0)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
     private struct Control {
@@ -38,6 +40,8 @@ final class StoreWriter: Sendable {
     }
 
     private struct Job: Sendable {
+        /// Whether the events accepted before the job must be committed before it runs.
+        let isOrdered: Bool
         let run: @Sendable (BatchWriter) -> Void
         let cancel: @Sendable () -> Void
     }
@@ -125,10 +129,15 @@ final class StoreWriter: Sendable {
     }
 
     /// Runs `work` on the writer thread with the write connection, after the events accepted
-    /// before the call are committed.
-    func perform<T: Sendable>(_ work: @escaping @Sendable (BatchWriter) throws -> T) async throws -> T {
+    /// before the call are committed, or, when not `ordered`, between two batches as soon as
+    /// the current one is committed (the sweep's steps: they do not depend on what was logged,
+    /// and forcing a commit before each would cut ingestion into small transactions).
+    func perform<T: Sendable>(
+        ordered: Bool = true, _ work: @escaping @Sendable (BatchWriter) throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
+                isOrdered: ordered,
                 run: { writer in continuation.resume(with: Result { try work(writer) }) },
                 cancel: { continuation.resume(throwing: LogStore.Error.closed) })
             let accepted = control.withLock { control -> Bool in
@@ -139,6 +148,9 @@ final class StoreWriter: Sendable {
             if accepted { wake.signal() } else { job.cancel() }
         }
     }
+
+    /// How long the last batch of logged events took to commit.
+    var lastCommitDuration: Duration { .nanoseconds(lastCommitNanoseconds.load(ordering: .relaxed)) }
 
     /// Write failures since the store opened, and the latest one.
     var writeErrors: (count: Int, last: LogStore.Error?) {
@@ -245,6 +257,7 @@ final class StoreWriter: Sendable {
 
             let notice = dropped > writer.reportedDropCount
                 ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
+            let commitStart = ContinuousClock.now
             var start = 0
             repeat {
                 let end = BatchWriter.transactionEnd(events, from: start)
@@ -261,6 +274,8 @@ final class StoreWriter: Sendable {
                 start = end
             } while start < events.count
             writer.reportedDropCount = dropped
+            let (seconds, attoseconds) = (ContinuousClock.now - commitStart).components
+            lastCommitNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
             if broadcaster.hasSubscribers {
                 var published = notice.map { [LogStore.Event.messageStored($0)] } ?? []
                 published.append(contentsOf: events.lazy.compactMap { $0 })
@@ -326,13 +341,15 @@ final class StoreWriter: Sendable {
             return control.jobs
         }
         guard !jobs.isEmpty else { return false }
-        // `perform` promises its work runs after the events accepted before the call: one may
-        // have arrived after this round's batch was taken, so commit what is waiting first,
+        // `perform` promises ordered work runs after the events accepted before the call: one
+        // may have arrived after this round's batch was taken, so commit what is waiting first,
         // without starting another batch in the background (twice when one was being prepared:
         // it holds only what was taken before it started).
-        let hadPendingBatch = hasPendingBatch
-        _ = writePendingEvents(pipelining: false)
-        if hadPendingBatch { _ = writePendingEvents(pipelining: false) }
+        if jobs.contains(where: \.isOrdered) {
+            let hadPendingBatch = hasPendingBatch
+            _ = writePendingEvents(pipelining: false)
+            if hadPendingBatch { _ = writePendingEvents(pipelining: false) }
+        }
         database.withLock { writer in
             for job in jobs { job.run(writer) }
         }

@@ -9,12 +9,16 @@ extension BatchWriter {
         var tasks = 0
         var blobs = 0
         var droppedBodies = 0
+        /// Rows the step deleted or changed (technical messages included): what sizes the next
+        /// step (``Sweeper/StepSize``).
+        var rows = 0
 
         static func += (total: inout Removed, step: Removed) {
             total.messages += step.messages
             total.tasks += step.tasks
             total.blobs += step.blobs
             total.droppedBodies += step.droppedBodies
+            total.rows += step.rows
         }
     }
 
@@ -63,6 +67,7 @@ extension BatchWriter {
             }
             try connection.execute("DELETE FROM message_counts WHERE count <= 0")
             try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
+            removed.rows += Int(connection.changes)
             try deleteEmptyBlocks(from: firstID, through: end)
             return (removed, chunkEnd.flatMap { $0 < lastID ? $0 + 1 : nil })
         }
@@ -123,6 +128,7 @@ extension BatchWriter {
                     }
                 }
                 removed.droppedBodies += 1
+                removed.rows += 1
                 lastID = task.id
                 if freed >= bytesToFree { break }
             }
@@ -193,6 +199,7 @@ extension BatchWriter {
             for head in heads { try releaseHead(head) }
             for body in bodies where try blobs.unlink(rowID: body) == 0 { removed.blobs += 1 }
             removed.tasks += 1
+            removed.rows += 1
         }
         return removed
     }

@@ -16,13 +16,14 @@ final class Sweeper: Sendable {
     let configuration: LogStore.Configuration
     private let running = Mutex<Task<LogStore.SweepReport, any Error>?>(nil)
     let schedule = Mutex<Schedule?>(nil)
+    /// Whether the running sweep was triggered by the size limit: its steps then take longer
+    /// turns on the writer (``StepSize/target(lastCommit:isUrgent:)``).
+    private let isUrgent = Mutex(false)
 
-    /// Rows per transaction: about 20–40 ms of deletes each (measured on the bench's store), so
-    /// logging waits at most that long for its next commit.
-    static let messagesPerStep = 5_000
-    static let tasksPerStep = 500
-    /// Free pages given back per step: 4 MB of page moves at 4 KiB pages.
-    static let vacuumPagesPerStep = 1_024
+    /// The first step's size of each kind; later steps are sized to take ``StepSize/target``.
+    static let messagesPerStep = StepSize(rows: 5_000, range: 500...200_000)
+    static let tasksPerStep = StepSize(rows: 200, range: 20...20_000)
+    static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
     /// Blob files and temporary files younger than this may belong to a write in progress in
     /// another process; the sweep leaves them (the open of a sole writer removes them all).
     static let orphanAge: TimeInterval = 600
@@ -54,6 +55,7 @@ final class Sweeper: Sendable {
     }
 
     private func run(_ trigger: LogStore.SweepReport.Trigger) async throws -> LogStore.SweepReport {
+        isUrgent.withLock { $0 = trigger == .size }
         let clock = configuration.timeSource
         let started = ContinuousClock.now
         var report = LogStore.SweepReport(date: clock.now(), trigger: trigger)
@@ -63,15 +65,20 @@ final class Sweeper: Sendable {
         let cutoff = report.date.addingTimeInterval(-configuration.maxAge.seconds)
         removed += try await removeOlder(than: cutoff)
         removed += try await trimBlobsToTheirShare()
-        removed += try await trimMessagesToTheSizeLimit()
-        report.removedOrphanFiles = try await writer.perform { [core, now = report.date] writer in
-            guard !core.isInMemory else { return 0 }
+        // What the steps above freed must leave the file before the size is judged.
+        try await giveFreePagesBack()
+        let trimmed = try await trimMessagesToTheSizeLimit()
+        removed += trimmed
+        // A size sweep runs under heavy logging: the directory scan (a lookup per file, in one
+        // step) waits for the scheduled and manual sweeps, and the next open.
+        report.removedOrphanFiles = try await writer.perform(ordered: false) { [core, now = report.date] writer in
+            guard !core.isInMemory, trigger != .size else { return 0 }
             return try BlobStore.removeOrphans(
                 directory: core.directory, connection: writer.connection, olderThan: Self.orphanAge, now: now
             ).files
         }
-        try await writer.perform { try $0.deleteEmptySessions() }
-        try await giveFreePagesBack()
+        try await writer.perform(ordered: false) { try $0.deleteEmptySessions() }
+        if trimmed.rows > 0 { try await giveFreePagesBack() }
 
         report.removedMessages = removed.messages
         report.removedTasks = removed.tasks
@@ -104,11 +111,7 @@ final class Sweeper: Sendable {
         for block in Self.merged(blocks) {
             removed += try await deleteMessages(from: block.first, through: block.last, before: block.isAllOlder ? nil : cutoff)
         }
-        while true {
-            let step = try await writer.perform { try $0.deleteTasks(createdBefore: cutoff, limit: Self.tasksPerStep) }
-            removed += step
-            if step.tasks < Self.tasksPerStep { break }
-        }
+        removed += try await removeOlderTasks(than: cutoff)
         return removed
     }
 
@@ -131,10 +134,11 @@ final class Sweeper: Sendable {
         -> BatchWriter.Removed
     {
         var removed = BatchWriter.Removed()
+        var size = Self.messagesPerStep
         var next: Int64? = first
         while let from = next {
-            let step = try await writer.perform { writer in
-                try writer.deleteMessages(from: from, through: last, before: cutoff, limit: Self.messagesPerStep)
+            let step = try await self.step(&size, rows: \.removed.rows) { writer, limit in
+                try writer.deleteMessages(from: from, through: last, before: cutoff, limit: limit)
             }
             removed += step.removed
             next = step.next
@@ -152,11 +156,12 @@ final class Sweeper: Sendable {
         guard Double(stored) > share else { return BatchWriter.Removed() }
         let target = Int64(share * configuration.trimRatio)
         var removed = BatchWriter.Removed()
+        var size = Self.tasksPerStep
         var afterID: Int64 = 0
         while stored > target {
             let toFree = stored - target
-            let step = try await writer.perform { [afterID] writer in
-                try writer.dropBodies(afterID: afterID, limit: Self.tasksPerStep, bytesToFree: toFree)
+            let step = try await self.step(&size, rows: \.removed.rows) { [afterID] writer, limit in
+                try writer.dropBodies(afterID: afterID, limit: limit, bytesToFree: toFree)
             }
             removed += step.removed
             stored -= step.freedBytes
@@ -166,14 +171,17 @@ final class Sweeper: Sendable {
         return removed
     }
 
-    /// When the data (without free pages) is larger than the size limit, deletes the oldest
-    /// messages, with the tasks they describe, so about ``LogStore/Configuration/trimRatio`` of
-    /// the messages remain.
+    /// When the store (database, WAL and blob files, as the writer's size check counts them) is
+    /// larger than the size limit, deletes the oldest messages, with the tasks they describe, so
+    /// about ``LogStore/Configuration/trimRatio`` of the messages remain. A store far over the
+    /// limit takes several sweeps: the writer's size check asks for the next one at once.
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
-        let plan = try await core.read { [configuration] connection -> (first: Int64, cut: Int64)? in
-            guard try Self.usedBytes(connection) > configuration.sizeLimit else { return nil }
+        let size = try await writer.perform(ordered: false) { try SizeWatch.storeSize($0) }
+        guard size > configuration.sizeLimit else { return BatchWriter.Removed() }
+        let kept = configuration.trimRatio
+        let plan = try await core.read { connection -> (first: Int64, cut: Int64)? in
             let count = try connection.integer("SELECT count(*) FROM messages") ?? 0
-            let toRemove = count - Int64((Double(count) * configuration.trimRatio).rounded())
+            let toRemove = count - Int64((Double(count) * kept).rounded())
             guard toRemove > 0,
                 let first = try connection.integer("SELECT min(id) FROM messages"),
                 let cut = try connection.integer(
@@ -195,11 +203,32 @@ final class Sweeper: Sendable {
 
     private func removeOlderTasks(than cutoff: Date) async throws -> BatchWriter.Removed {
         var removed = BatchWriter.Removed()
+        var size = Self.tasksPerStep
         while true {
-            let step = try await writer.perform { try $0.deleteTasks(createdBefore: cutoff, limit: Self.tasksPerStep) }
+            let limit = size.rows
+            let step = try await self.step(&size, rows: \.rows) { writer, limit in
+                try writer.deleteTasks(createdBefore: cutoff, limit: limit)
+            }
             removed += step
-            if step.tasks < Self.tasksPerStep { return removed }
+            if step.tasks < limit { return removed }
         }
+    }
+
+    /// Runs one step on the writer with `size.rows` as its limit, then sizes the next step by
+    /// how long this one took.
+    private func step<Result: Sendable>(
+        _ size: inout StepSize, rows: @Sendable (Result) -> Int,
+        _ work: @escaping @Sendable (BatchWriter, Int) throws -> Result
+    ) async throws -> Result {
+        let limit = size.rows
+        let (result, took) = try await writer.perform(ordered: false) { writer in
+            let start = ContinuousClock.now
+            let result = try work(writer, limit)
+            return (result, ContinuousClock.now - start)
+        }
+        let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.withLock { $0 })
+        size.adjust(rows: rows(result), took: took, target: target)
+        return result
     }
 
     // MARK: Shrinking
@@ -207,12 +236,16 @@ final class Sweeper: Sendable {
     /// Incremental vacuum in steps, each followed by a passive checkpoint so the WAL does not
     /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
     private func giveFreePagesBack() async throws {
-        var left = Int.max
+        var size = Self.vacuumPagesPerStep
+        var left = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
         // Each step frees at least one page while any is free: the bound only guards a loop.
         for _ in 0..<100_000 where left > 0 {
-            left = try await writer.perform { try $0.vacuum(pages: Self.vacuumPagesPerStep) }
+            let before = left
+            left = try await step(&size, rows: { [before] left in before - left }) { writer, pages in
+                try writer.vacuum(pages: pages)
+            }
         }
-        try await writer.perform { $0.truncateWAL() }
+        try await writer.perform(ordered: false) { $0.truncateWAL() }
     }
 
     // MARK: Measures
@@ -243,6 +276,31 @@ final class Sweeper: Sendable {
             try updated.write(in: core.directory)
             manifest = updated
         }
+    }
+}
+
+/// How many rows a kind of sweep step handles: adjusted after each step so the next takes about
+/// ``target(lastCommit:)``.
+struct StepSize: Sendable {
+    var rows: Int
+    let range: ClosedRange<Int>
+
+    /// As long as the writer's last batch of logged events took, within 40–120 ms: under heavy
+    /// logging the writer then alternates batches and sweep steps of about the same length (so
+    /// the sweep keeps up, deleting being cheaper than inserting), and logging waits for one
+    /// step at most, well within a save interval. When the store is over its size limit
+    /// (`isUrgent`), the sweep takes turns twice as long, up to 250 ms: not filling the disk
+    /// comes before logging at full speed.
+    static func target(lastCommit: Duration, isUrgent: Bool) -> Duration {
+        isUrgent
+            ? min(max(lastCommit * 2, .milliseconds(40)), .milliseconds(250))
+            : min(max(lastCommit, .milliseconds(40)), .milliseconds(120))
+    }
+
+    mutating func adjust(rows done: Int, took: Duration, target: Duration) {
+        guard done > 0 else { return }
+        let scaled = Double(done) * target.seconds / max(took.seconds, 1e-4)
+        rows = min(max(Int(scaled), range.lowerBound), range.upperBound)
     }
 }
 
