@@ -108,13 +108,12 @@ struct SweepTests {
 
     // MARK: Size
 
-    @Test func trimmingForSizeKeepsTheNewestSeventyPercent() async throws {
-        var configuration = SweepTests.lossless()
-        configuration.sizeLimit = 1_000_000
-        try await withTemporaryStore(configuration: configuration) { store, url in
-            let total = 20_000
+    /// Writes 20,000 messages (and a task per 1,000) and returns the store's size once closed, as
+    /// the sweep measures it (database, WAL and blob files).
+    private static func fillForSize(_ url: URL) async throws -> Int64 {
+        try await withStore(at: url, configuration: lossless()) { store in
             let padding = String(repeating: "x", count: 200)
-            for i in 0..<total {
+            for i in 0..<sizeTestTotal {
                 store.storeMessage(label: "size", level: .info, message: "\(i) \(padding)")
                 if i.isMultiple(of: 1_000) {
                     store.storeRequest(
@@ -122,21 +121,54 @@ struct SweepTests {
                         data: Data(#"{"i":\#(i)}"#.utf8))
                 }
             }
-            try await store.flush()
-            let before = try await store.info()
-            let report = try await store.sweep()
+        }
+        return try await withStore(at: url, options: [.readonly]) { try await $0.info().totalStoreSize }
+    }
 
-            let remaining = try await allMessages(store, MessageQuery(labels: ["size"]))
-            #expect(abs(remaining.count - total * 7 / 10) <= total / 100, "\(remaining.count) remain")
-            #expect(report.removedMessages == total - remaining.count)
-            // The newest remain, in order.
-            let first = total - remaining.count
-            #expect(remaining.map { $0.text.prefix { $0 != " " } } == (first..<total).map { Substring(String($0)) })
-            // Tasks logged among the removed messages went with them.
-            #expect(report.removedTasks == (0..<first).filter { $0.isMultiple(of: 1_000) }.count)
-            #expect(try await store.info().taskCount == before.taskCount - report.removedTasks)
-            #expect(report.sizeAfter < report.sizeBefore)
-            try await expectConsistent(store, at: url)
+    static let sizeTestTotal = 20_000
+
+    @Test func trimmingForSizeKeepsTheNewestSeventyPercent() async throws {
+        try await withTemporaryStoreURL { url in
+            let size = try await Self.fillForSize(url)
+            var configuration = SweepTests.lossless()
+            // Over the limit, and removing 30 % brings it under: the plain rule.
+            configuration.sizeLimit = size * 8 / 10
+            try await withStore(at: url, options: [], configuration: configuration) { store in
+                let total = Self.sizeTestTotal
+                let before = try await store.info()
+                let report = try await store.sweep()
+
+                let remaining = try await allMessages(store, MessageQuery(labels: ["size"]))
+                #expect(abs(remaining.count - total * 7 / 10) <= total / 100, "\(remaining.count) remain")
+                #expect(report.removedMessages == total - remaining.count)
+                // The newest remain, in order.
+                let first = total - remaining.count
+                #expect(remaining.map { $0.text.prefix { $0 != " " } } == (first..<total).map { Substring(String($0)) })
+                // Tasks logged among the removed messages went with them.
+                #expect(report.removedTasks == (0..<first).filter { $0.isMultiple(of: 1_000) }.count)
+                #expect(try await store.info().taskCount == before.taskCount - report.removedTasks)
+                #expect(report.sizeAfter < report.sizeBefore)
+                #expect(try await store.info().totalStoreSize <= configuration.sizeLimit)
+                try await expectConsistent(store, at: url)
+            }
+        }
+    }
+
+    @Test func farOverTheLimitItTrimsToSeventyPercentOfTheLimit() async throws {
+        try await withTemporaryStoreURL { url in
+            let size = try await Self.fillForSize(url)
+            var configuration = SweepTests.lossless()
+            // Keeping 70 % would leave it twice over: keep what fits 70 % of the limit instead.
+            configuration.sizeLimit = size / 4
+            try await withStore(at: url, options: [], configuration: configuration) { store in
+                let total = Double(Self.sizeTestTotal)
+                try await store.sweep()
+                let remaining = Double(try await store.count(MessageQuery(labels: ["size"])))
+                let expected = total * 0.7 / 4
+                #expect(abs(remaining - expected) <= total * 0.03, "\(remaining) remain, about \(expected) expected")
+                #expect(try await store.info().totalStoreSize <= configuration.sizeLimit)
+                try await expectConsistent(store, at: url)
+            }
         }
     }
 

@@ -137,6 +137,13 @@ final class PendingBatch: Sendable {
         ready.signal()
     }
 
+    /// Whether the batch is prepared (``wait()`` would return at once).
+    var isReady: Bool {
+        guard ready.wait(timeout: .now()) == .success else { return false }
+        ready.signal()
+        return true
+    }
+
     /// Blocks until the batch is prepared, and returns it.
     func wait() -> PreparedBatch {
         ready.wait()

@@ -42,7 +42,8 @@ final class StoreWriter: Sendable {
     private struct Job: Sendable {
         /// Whether the events accepted before the job must be committed before it runs.
         let isOrdered: Bool
-        let run: @Sendable (BatchWriter) -> Void
+        /// Runs the job, or its next step; `true` once it is finished.
+        let run: @Sendable (BatchWriter) -> Bool
         let cancel: @Sendable () -> Void
     }
 
@@ -138,7 +139,36 @@ final class StoreWriter: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
                 isOrdered: ordered,
-                run: { writer in continuation.resume(with: Result { try work(writer) }) },
+                run: { writer in
+                    continuation.resume(with: Result { try work(writer) })
+                    return true
+                },
+                cancel: { continuation.resume(throwing: LogStore.Error.closed) })
+            let accepted = control.withLock { control -> Bool in
+                guard !control.isStopped, !control.isStopping else { return false }
+                control.jobs.append(job)
+                return true
+            }
+            if accepted { wake.signal() } else { job.cancel() }
+        }
+    }
+
+    /// Runs `step` on the writer thread once per round, between two batches of logged events,
+    /// until it returns `true` (finished) or throws: long maintenance (the sweep) in bounded
+    /// steps, with no wait between them but the writer's own batches.
+    func performSteps(_ step: @escaping @Sendable (BatchWriter) throws -> Bool) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let job = Job(
+                isOrdered: false,
+                run: { writer in
+                    do {
+                        guard try step(writer) else { return false }
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                    return true
+                },
                 cancel: { continuation.resume(throwing: LogStore.Error.closed) })
             let accepted = control.withLock { control -> Bool in
                 guard !control.isStopped, !control.isStopping else { return false }
@@ -191,6 +221,8 @@ final class StoreWriter: Sendable {
                 let ranJobs = runJobs()
                 if outcome == .failed { break }
                 if buffer.pendingCount < buffer.wakeThreshold && !ranJobs && !hasPendingBatch { break }
+                // Steps of long jobs keep this loop going; closing must still end it.
+                if control.withLock({ $0.isStopping }) && buffer.pendingCount == 0 && !hasPendingBatch { break }
             }
             let isStopping = control.withLock { $0.isStopping }
             if isStopping && buffer.pendingCount == 0 && !hasPendingBatch {
@@ -236,10 +268,13 @@ final class StoreWriter: Sendable {
     /// background meanwhile.
     private func writePendingEvents(pipelining: Bool = true) -> Outcome {
         database.withLock { writer -> Outcome in
-            var batch = pending.withLock { pending in
+            let pendingBatch = pending.withLock { pending in
                 defer { pending = nil }
                 return pending
-            }?.wait() ?? preparer.prepareNow(connection: writer.connection)
+            }
+            // While the next batch is still being prepared, the writer would only wait.
+            if let pendingBatch, !pendingBatch.isReady { runUnorderedJobs(writer) }
+            var batch = pendingBatch?.wait() ?? preparer.prepareNow(connection: writer.connection)
             batch.prepend(writer.retry, lastTicket: writer.retryLastTicket)
             writer.retry = []
             if pipelining && buffer.pendingCount >= buffer.wakeThreshold {
@@ -272,6 +307,9 @@ final class StoreWriter: Sendable {
                     return .failed
                 }
                 start = end
+                // A round can hold many transactions: unordered jobs (the sweep's steps) take
+                // their turns between them, not only after the whole round.
+                if start < events.count { runUnorderedJobs(writer) }
             } while start < events.count
             writer.reportedDropCount = dropped
             let (seconds, attoseconds) = (ContinuousClock.now - commitStart).components
@@ -335,6 +373,19 @@ final class StoreWriter: Sendable {
         onWriteError?(storeError)
     }
 
+    /// Runs the queued jobs that need no commit first (one step each), leaving ordered jobs
+    /// queued. Called on the writer thread with the connection held.
+    private func runUnorderedJobs(_ writer: BatchWriter) {
+        let unordered = control.withLock { control -> [Job] in
+            let unordered = control.jobs.filter { !$0.isOrdered }
+            if !unordered.isEmpty { control.jobs.removeAll { !$0.isOrdered } }
+            return unordered
+        }
+        guard !unordered.isEmpty else { return }
+        let unfinished = unordered.filter { !$0.run(writer) }
+        if !unfinished.isEmpty { control.withLock { $0.jobs.insert(contentsOf: unfinished, at: 0) } }
+    }
+
     private func runJobs() -> Bool {
         let jobs = control.withLock { control in
             defer { control.jobs.removeAll() }
@@ -350,8 +401,10 @@ final class StoreWriter: Sendable {
             _ = writePendingEvents(pipelining: false)
             if hadPendingBatch { _ = writePendingEvents(pipelining: false) }
         }
-        database.withLock { writer in
-            for job in jobs { job.run(writer) }
+        let unfinished = database.withLock { writer in jobs.filter { !$0.run(writer) } }
+        if !unfinished.isEmpty {
+            // Their next steps come first next round, before anything queued since.
+            control.withLock { $0.jobs.insert(contentsOf: unfinished, at: 0) }
         }
         return true
     }

@@ -18,7 +18,7 @@ final class Sweeper: Sendable {
     let schedule = Mutex<Schedule?>(nil)
     /// Whether the running sweep was triggered by the size limit: its steps then take longer
     /// turns on the writer (``StepSize/target(lastCommit:isUrgent:)``).
-    private let isUrgent = Mutex(false)
+    private let isUrgent = Atomic<Bool>(false)
 
     /// The first step's size of each kind; later steps are sized to take ``StepSize/target``.
     static let messagesPerStep = StepSize(rows: 5_000, range: 500...200_000)
@@ -55,7 +55,7 @@ final class Sweeper: Sendable {
     }
 
     private func run(_ trigger: LogStore.SweepReport.Trigger) async throws -> LogStore.SweepReport {
-        isUrgent.withLock { $0 = trigger == .size }
+        isUrgent.store(trigger == .size, ordering: .relaxed)
         let clock = configuration.timeSource
         let started = ContinuousClock.now
         var report = LogStore.SweepReport(date: clock.now(), trigger: trigger)
@@ -133,17 +133,17 @@ final class Sweeper: Sendable {
     private func deleteMessages(from first: Int64, through last: Int64, before cutoff: Date?) async throws
         -> BatchWriter.Removed
     {
-        var removed = BatchWriter.Removed()
-        var size = Self.messagesPerStep
-        var next: Int64? = first
-        while let from = next {
-            let step = try await self.step(&size, rows: \.removed.rows) { writer, limit in
-                try writer.deleteMessages(from: from, through: last, before: cutoff, limit: limit)
-            }
-            removed += step.removed
-            next = step.next
+        struct Progress: Sendable {
+            var next: Int64?
+            var removed = BatchWriter.Removed()
         }
-        return removed
+        return try await repeatSteps(Progress(next: first), size: Self.messagesPerStep) { writer, progress, limit in
+            guard let from = progress.next else { return (true, 0) }
+            let step = try writer.deleteMessages(from: from, through: last, before: cutoff, limit: limit)
+            progress.removed += step.removed
+            progress.next = step.next
+            return (step.next == nil, step.removed.rows)
+        }.removed
     }
 
     // MARK: Size
@@ -152,33 +152,37 @@ final class Sweeper: Sendable {
     /// tasks (their rows stay) until blobs are at ``LogStore/Configuration/trimRatio`` of it.
     private func trimBlobsToTheirShare() async throws -> BatchWriter.Removed {
         let share = Double(configuration.sizeLimit) * configuration.blobSizeShare
-        var stored = try await core.read { try Self.blobBytes($0) }
+        let stored = try await core.read { try Self.blobBytes($0) }
         guard Double(stored) > share else { return BatchWriter.Removed() }
         let target = Int64(share * configuration.trimRatio)
-        var removed = BatchWriter.Removed()
-        var size = Self.tasksPerStep
-        var afterID: Int64 = 0
-        while stored > target {
-            let toFree = stored - target
-            let step = try await self.step(&size, rows: \.removed.rows) { [afterID] writer, limit in
-                try writer.dropBodies(afterID: afterID, limit: limit, bytesToFree: toFree)
-            }
-            removed += step.removed
-            stored -= step.freedBytes
-            guard let last = step.lastID else { break }
-            afterID = last
+        struct Progress: Sendable {
+            var stored: Int64
+            var afterID: Int64 = 0
+            var removed = BatchWriter.Removed()
         }
-        return removed
+        return try await repeatSteps(Progress(stored: stored), size: Self.tasksPerStep) { writer, progress, limit in
+            guard progress.stored > target else { return (true, 0) }
+            let step = try writer.dropBodies(
+                afterID: progress.afterID, limit: limit, bytesToFree: progress.stored - target)
+            progress.removed += step.removed
+            progress.stored -= step.freedBytes
+            guard let last = step.lastID else { return (true, step.removed.rows) }
+            progress.afterID = last
+            return (progress.stored <= target, step.removed.rows)
+        }.removed
     }
 
     /// When the store (database, WAL and blob files, as the writer's size check counts them) is
     /// larger than the size limit, deletes the oldest messages, with the tasks they describe, so
-    /// about ``LogStore/Configuration/trimRatio`` of the messages remain. A store far over the
-    /// limit takes several sweeps: the writer's size check asks for the next one at once.
+    /// about ``LogStore/Configuration/trimRatio`` of the messages remain; fewer when even that
+    /// would leave the store over the limit (logging outran the sweeps): then as many as should
+    /// bring it to `trimRatio` of the limit.
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
         let size = try await writer.perform(ordered: false) { try SizeWatch.storeSize($0) }
         guard size > configuration.sizeLimit else { return BatchWriter.Removed() }
-        let kept = configuration.trimRatio
+        let limit = Double(configuration.sizeLimit)
+        let ratio = configuration.trimRatio
+        let kept = Double(size) * ratio <= limit ? ratio : ratio * limit / Double(size)
         let plan = try await core.read { connection -> (first: Int64, cut: Int64)? in
             let count = try connection.integer("SELECT count(*) FROM messages") ?? 0
             let toRemove = count - Int64((Double(count) * kept).rounded())
@@ -202,33 +206,31 @@ final class Sweeper: Sendable {
     }
 
     private func removeOlderTasks(than cutoff: Date) async throws -> BatchWriter.Removed {
-        var removed = BatchWriter.Removed()
-        var size = Self.tasksPerStep
-        while true {
-            let limit = size.rows
-            let step = try await self.step(&size, rows: \.rows) { writer, limit in
-                try writer.deleteTasks(createdBefore: cutoff, limit: limit)
-            }
+        try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep) { writer, removed, limit in
+            let step = try writer.deleteTasks(createdBefore: cutoff, limit: limit)
             removed += step
-            if step.tasks < limit { return removed }
+            return (step.tasks < limit, step.rows)
         }
     }
 
-    /// Runs one step on the writer with `size.rows` as its limit, then sizes the next step by
-    /// how long this one took.
-    private func step<Result: Sendable>(
-        _ size: inout StepSize, rows: @Sendable (Result) -> Int,
-        _ work: @escaping @Sendable (BatchWriter, Int) throws -> Result
-    ) async throws -> Result {
-        let limit = size.rows
-        let (result, took) = try await writer.perform(ordered: false) { writer in
-            let start = ContinuousClock.now
-            let result = try work(writer, limit)
-            return (result, ContinuousClock.now - start)
+    /// Runs `body` on the writer, one step per round between batches of logged events, until it
+    /// says it is done; each step gets a row limit sized by how long the last one took
+    /// (``StepSize``), and keeps its progress in `state`.
+    private func repeatSteps<State: Sendable>(
+        _ state: State, size: StepSize,
+        _ body: @escaping @Sendable (BatchWriter, inout State, _ limit: Int) throws -> (done: Bool, rows: Int)
+    ) async throws -> State {
+        let progress = Mutex((state: state, size: size))
+        try await writer.performSteps { [self] batchWriter in
+            try progress.withLock { progress in
+                let start = ContinuousClock.now
+                let (done, rows) = try body(batchWriter, &progress.state, progress.size.rows)
+                let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.load(ordering: .relaxed))
+                progress.size.adjust(rows: rows, took: ContinuousClock.now - start, target: target)
+                return done
+            }
         }
-        let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.withLock { $0 })
-        size.adjust(rows: rows(result), took: took, target: target)
-        return result
+        return progress.withLock { $0.state }
     }
 
     // MARK: Shrinking
@@ -236,13 +238,12 @@ final class Sweeper: Sendable {
     /// Incremental vacuum in steps, each followed by a passive checkpoint so the WAL does not
     /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
     private func giveFreePagesBack() async throws {
-        var size = Self.vacuumPagesPerStep
-        var left = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
-        // Each step frees at least one page while any is free: the bound only guards a loop.
-        for _ in 0..<100_000 where left > 0 {
-            let before = left
-            left = try await step(&size, rows: { [before] left in before - left }) { writer, pages in
-                try writer.vacuum(pages: pages)
+        let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
+        if free > 0 {
+            _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
+                let before = left
+                left = try writer.vacuum(pages: pages)
+                return (left == 0 || left >= before, before - left)
             }
         }
         try await writer.perform(ordered: false) { $0.truncateWAL() }
@@ -293,7 +294,7 @@ struct StepSize: Sendable {
     /// comes before logging at full speed.
     static func target(lastCommit: Duration, isUrgent: Bool) -> Duration {
         isUrgent
-            ? min(max(lastCommit * 2, .milliseconds(40)), .milliseconds(250))
+            ? min(max(lastCommit * 8, .milliseconds(40)), .milliseconds(1000))
             : min(max(lastCommit, .milliseconds(40)), .milliseconds(120))
     }
 

@@ -19,7 +19,9 @@ enum SweepCommand: Command {
             The sweep removes messages and network tasks older than --max-age. When stored bodies
             take more than \(bodyShare) of --size-limit, the oldest tasks lose their bodies (the tasks
             stay) until bodies are back to \(kept) of that share; when the data is still larger
-            than the limit, the oldest messages go, with their tasks, so that about \(kept) remain.
+            than the limit, the oldest messages go, with their tasks, so that about \(kept) remain
+            (fewer when the store is so far over that it would still be over: then what brings
+            it to \(kept) of the limit).
             Body files a crash left behind are deleted, then the free space is given back to the
             file system.
 
@@ -70,11 +72,10 @@ enum SweepCommand: Command {
         console.line(style.bold("Swept \(StoreAccess.url(path).path)"))
         for line in Format.fields(rows) { console.line(line) }
         if report.sizeAfter > configuration.sizeLimit, report.removedMessages + report.droppedBodies > 0 {
-            // One sweep trims once; a store far over the limit needs several, which an
-            // application's size trigger runs by itself but a command line does not. (A sweep
-            // that removed nothing would remove nothing again: no advice then.)
-            console.line(style.yellow("Still above the size limit: each sweep removes about \(trimmed) of the "
-                + "messages; run it again to trim more."))
+            // The free pages of what it removed, a WAL a reader holds, or bodies of tasks whose
+            // messages are gone can leave it over; another run trims again. (A sweep that
+            // removed nothing would remove nothing again: no advice then.)
+            console.line(style.yellow("Still above the size limit: run it again to trim more."))
         }
     }
 
