@@ -106,6 +106,84 @@ struct SweepTests {
         }
     }
 
+    /// A sweep that empties the table lets SQLite give out ids from 1 again: the writer must
+    /// not stretch its open block backwards over them, or session and time queries lose them.
+    @Test func messagesAfterASweepThatEmptiedTheStoreAreFound() async throws {
+        var configuration = SweepTests.lossless()
+        configuration.maxAge = .seconds(3_600)
+        configuration.timeSource = Self.stoppedClock(at: Self.now)
+        try await withTemporaryStoreURL { url in
+            // An earlier run takes ids 1…50; this run's open block starts at 51.
+            try await withStore(at: url, configuration: configuration) { store in
+                for i in 0..<50 {
+                    store.storeMessage(createdAt: Self.now.addingTimeInterval(-7_200), label: "old", level: .info, message: "\(i)")
+                }
+            }
+            try await withStore(at: url, configuration: configuration) { store in
+                for i in 0..<100 {
+                    store.storeMessage(createdAt: Self.now.addingTimeInterval(-7_200), label: "old", level: .info, message: "\(i)")
+                }
+                try await store.flush()
+                try await store.sweep()
+                #expect(try await store.count(MessageQuery()) == 0)
+                store.storeMessage(createdAt: Self.now, label: "new", level: .info, message: "after")
+                try await store.flush()
+                let query = MessageQuery(sessions: [store.session.id], since: Self.now.addingTimeInterval(-60))
+                #expect(try await store.messages(query).messages.map(\.text) == ["after"])
+                try await expectConsistent(store, at: url)
+            }
+        }
+    }
+
+    /// Two processes share a store; one logs old-dated messages (an import) while the other logs
+    /// current ones between its batches: the age cut-off removes only the old ones.
+    @Test func theAgeCutOffKeepsAnotherWritersNewMessagesInsideAnOldBlock() async throws {
+        var configuration = SweepTests.lossless()
+        configuration.maxAge = .seconds(86_400)
+        configuration.timeSource = Self.stoppedClock(at: Self.now)
+        try await withTemporaryStoreURL { url in
+            let importer = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
+            let live = try await LogStore(storeURL: url, options: [], configuration: configuration)
+            for round in 0..<3 {
+                for i in 0..<100 {
+                    importer.storeMessage(
+                        createdAt: Self.now.addingTimeInterval(-3 * 86_400), label: "import", level: .info,
+                        message: "\(round).\(i)")
+                }
+                try await importer.flush()
+                for i in 0..<10 {
+                    live.storeMessage(createdAt: Self.now, label: "live", level: .info, message: "\(round).\(i)")
+                }
+                try await live.flush()
+            }
+            let report = try await importer.sweep()
+            #expect(report.removedMessages == 300)
+            #expect(try await importer.count(MessageQuery(labels: ["live"])) == 30)
+            #expect(try await allMessages(importer).map(\.label) == Array(repeating: "live", count: 30))
+            try await expectConsistent(importer, at: url)
+            try await live.close()
+            try await importer.close()
+        }
+    }
+
+    @Test func theNewestSessionAndYoungSessionsAreNeverDeleted() async throws {
+        var configuration = SweepTests.lossless()
+        configuration.maxAge = .seconds(3_600)
+        try await withTemporaryStoreURL { url in
+            let first = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
+            first.storeMessage(createdAt: Date().addingTimeInterval(-7_200), label: "old", level: .info, message: "x")
+            try await first.flush()
+            // A second process opens and has not logged yet; the first one sweeps.
+            let second = try await LogStore(storeURL: url, options: [], configuration: configuration)
+            try await first.sweep()
+            let sessions = try await first.sessions().map(\.id)
+            #expect(sessions.contains(second.session.id))
+            #expect(sessions.contains(first.session.id))
+            try await second.close()
+            try await first.close()
+        }
+    }
+
     // MARK: Size
 
     /// Writes 20,000 messages (and a task per 1,000) and returns the store's size once closed, as

@@ -40,6 +40,8 @@ enum Migrations {
             if step.rebuildsTables { try connection.execute("PRAGMA foreign_keys = OFF") }
             defer { if step.rebuildsTables { try? connection.execute("PRAGMA foreign_keys = ON") } }
             try connection.transaction {
+                // Another process may have migrated since the version was read outside.
+                guard try currentVersion(connection) == version else { return }
                 try connection.execute(step.sql)
                 if step.rebuildsTables, try connection.integer("PRAGMA foreign_key_check") != nil {
                     throw DatabaseError(

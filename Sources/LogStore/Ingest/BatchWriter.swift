@@ -185,10 +185,12 @@ final class BatchWriter {
             try connection.cachedStatement("""
                 UPDATE message_blocks SET last_id = ?, min_created_at = min(min_created_at, ?),
                     max_created_at = max(max_created_at, ?), message_count = message_count + ?
-                WHERE id = ? AND session_id = ?
+                WHERE id = ? AND session_id = ? AND last_id < ?
                 """).bindAndRun([
                     .integer(batchRange.lastID), .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt),
                     .integer(Int64(batchRange.count)), .integer(block.rowID), .integer(sessionRowID),
+                    // Ids start again below a block when a sweep emptied the table: new block then.
+                    .integer(batchRange.firstID),
                 ])
             if connection.changes == 1 {
                 currentBlock = (block.rowID, block.count + batchRange.count)

@@ -179,7 +179,7 @@ final class StoreWriter: Sendable {
         }
     }
 
-    /// How long the last batch of logged events took to commit.
+    /// How long the last transaction of logged events took to commit (the longest of its round).
     var lastCommitDuration: Duration { .nanoseconds(lastCommitNanoseconds.load(ordering: .relaxed)) }
 
     /// Write failures since the store opened, and the latest one.
@@ -292,12 +292,15 @@ final class StoreWriter: Sendable {
 
             let notice = dropped > writer.reportedDropCount
                 ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
-            let commitStart = ContinuousClock.now
+            // The longest transaction of the round, steps of other jobs between them excluded.
+            var longestCommit: Duration = .zero
             var start = 0
             repeat {
                 let end = BatchWriter.transactionEnd(events, from: start)
                 do {
+                    let commitStart = ContinuousClock.now
                     try writer.commit(events[start..<end], prepared: prepared, dropNotice: start == 0 ? notice : nil)
+                    longestCommit = max(longestCommit, ContinuousClock.now - commitStart)
                 } catch {
                     // What committed stays committed; the rest waits for the retry.
                     writer.retry = Array(events[start...])
@@ -312,7 +315,7 @@ final class StoreWriter: Sendable {
                 if start < events.count { runUnorderedJobs(writer) }
             } while start < events.count
             writer.reportedDropCount = dropped
-            let (seconds, attoseconds) = (ContinuousClock.now - commitStart).components
+            let (seconds, attoseconds) = longestCommit.components
             lastCommitNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
             if broadcaster.hasSubscribers {
                 var published = notice.map { [LogStore.Event.messageStored($0)] } ?? []

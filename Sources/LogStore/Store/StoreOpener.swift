@@ -3,6 +3,9 @@ import Foundation
 /// Opens (and when asked, creates) a store: the directory, the manifest, the database with its
 /// pragmas and migrations, the session row, the writer and the readers.
 enum StoreOpener {
+    /// How long a connection waits for another process's lock before failing with SQLITE_BUSY.
+    static let busyTimeoutMilliseconds = 5_000
+
     struct Opened: Sendable {
         let core: StoreCore
         let session: LogStore.Session
@@ -124,7 +127,7 @@ enum StoreOpener {
             connection = try translate(directory) { try Connection(path: url.path, mode: .readWrite(create: false)) }
         }
         try translate(directory) {
-            try connection.execute("PRAGMA busy_timeout = 5000")
+            try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
             try checkVersion(connection)
             let isEmpty = try Migrations.currentVersion(connection) == 0
                 && (try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0) == 0
@@ -188,7 +191,7 @@ enum StoreOpener {
 
     private static func openReadOnly(path: String) throws -> Connection {
         let connection = try Connection(path: path, mode: .readOnly)
-        try connection.execute("PRAGMA busy_timeout = 5000")
+        try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
         try checkVersion(connection)
         return connection
     }

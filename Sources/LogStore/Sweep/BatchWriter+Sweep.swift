@@ -73,12 +73,12 @@ extension BatchWriter {
         }
     }
 
-    /// Deletes up to `limit` tasks created before `cutoff`, oldest first, with their technical
-    /// messages (tasks still pending have none).
-    func deleteTasks(createdBefore cutoff: Date, limit: Int) throws -> Removed {
+    /// Deletes up to `limit` tasks created before `cutoff` (only those still pending when
+    /// `onlyPending`), oldest first, with their technical messages (pending tasks have none).
+    func deleteTasks(createdBefore cutoff: Date, onlyPending: Bool = false, limit: Int) throws -> Removed {
         try transaction {
             let ids = try connection.integers(
-                "SELECT id FROM tasks WHERE created_at < ? ORDER BY created_at LIMIT ?",
+                "SELECT id FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "") ORDER BY created_at LIMIT ?",
                 [.real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
             return try deleteTasks(rowIDs: ids, withTheirMessages: true)
         }
@@ -136,25 +136,32 @@ extension BatchWriter {
         }
     }
 
-    /// Deletes sessions other than this one that no message or task belongs to any more, with
-    /// their (empty) blocks and thread names. A process still logging into one of them puts its
-    /// row back with its next batch, and starts a new block.
-    func deleteEmptySessions() throws {
+    /// Deletes up to `limit` sessions other than this one that started before `cutoff` and that no
+    /// message or task belongs to any more, with their (empty) blocks and thread names. The
+    /// newest session row stays whatever it holds, so no session id is ever given out twice: a
+    /// process still logging into a deleted session puts its row back with its next batch.
+    ///
+    /// - Returns: how many it deleted.
+    func deleteEmptySessions(startedBefore cutoff: Date, limit: Int) throws -> Int {
         try transaction {
             let empty = try connection.integers("""
-                SELECT id FROM sessions WHERE id <> ? AND id NOT IN (SELECT session_id FROM message_counts)
+                SELECT id FROM sessions WHERE id <> ? AND started_at < ?
+                    AND id < (SELECT max(id) FROM sessions)
+                    AND id NOT IN (SELECT session_id FROM message_counts)
                     AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN
                         (SELECT min(first_id) FROM message_blocks WHERE session_id = sessions.id) AND
                         (SELECT max(last_id) FROM message_blocks WHERE session_id = sessions.id)
                         AND messages.session_id = sessions.id)
                     AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = sessions.id)
-                """, [.integer(sessionRowID)])
+                LIMIT ?
+                """, [.integer(sessionRowID), .real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
             for session in empty {
                 for table in ["message_blocks", "threads"] {
                     try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
                 }
                 try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
             }
+            return empty.count
         }
     }
 
@@ -168,10 +175,13 @@ extension BatchWriter {
         return Int(try connection.integer("PRAGMA freelist_count") ?? 0)
     }
 
-    /// Checkpoints the WAL and truncates it to zero bytes (when no reader holds an old snapshot;
-    /// otherwise it stays for the next checkpoint).
+    /// Checkpoints the WAL and truncates it to zero bytes when no reader holds an old snapshot;
+    /// otherwise it stays for a later checkpoint. Never waits for readers: the busy timeout
+    /// (5 s) would hold the writer, and logging, that long.
     func truncateWAL() {
+        _ = try? connection.execute("PRAGMA busy_timeout = 0")
         _ = try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _ = try? connection.execute("PRAGMA busy_timeout = \(StoreOpener.busyTimeoutMilliseconds)")
     }
 
     /// Deletes tasks by row id, with their heads' and bodies' links (their transactions go by

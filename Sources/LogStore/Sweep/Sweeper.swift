@@ -24,6 +24,8 @@ final class Sweeper: Sendable {
     static let messagesPerStep = StepSize(rows: 5_000, range: 500...200_000)
     static let tasksPerStep = StepSize(rows: 200, range: 20...20_000)
     static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
+    /// Deleting a session checks every task for it (no index on `tasks.session_id`): few per step.
+    static let sessionsPerStep = StepSize(rows: 1, range: 1...16)
     /// Blob files and temporary files younger than this may belong to a write in progress in
     /// another process; the sweep leaves them (the open of a sole writer removes them all).
     static let orphanAge: TimeInterval = 600
@@ -71,13 +73,18 @@ final class Sweeper: Sendable {
         removed += trimmed
         // A size sweep runs under heavy logging: the directory scan (a lookup per file, in one
         // step) waits for the scheduled and manual sweeps, and the next open.
-        report.removedOrphanFiles = try await writer.perform(ordered: false) { [core, now = report.date] writer in
+        report.removedOrphanFiles = try await writer.perform(ordered: false) { [core] writer in
             guard !core.isInMemory, trigger != .size else { return 0 }
+            // Files carry real times: their age is read on the system clock, whatever the
+            // store's time source says.
             return try BlobStore.removeOrphans(
-                directory: core.directory, connection: writer.connection, olderThan: Self.orphanAge, now: now
+                directory: core.directory, connection: writer.connection, olderThan: Self.orphanAge, now: Date()
             ).files
         }
-        try await writer.perform(ordered: false) { try $0.deleteEmptySessions() }
+        _ = try await repeatSteps(0, size: Self.sessionsPerStep) { writer, _, limit in
+            let deleted = try writer.deleteEmptySessions(startedBefore: cutoff, limit: limit)
+            return (deleted < limit, deleted)
+        }
         if trimmed.rows > 0 { try await giveFreePagesBack() }
 
         report.removedMessages = removed.messages
@@ -92,42 +99,36 @@ final class Sweeper: Sendable {
 
     // MARK: Age
 
-    /// Messages created before `cutoff`, found through their blocks (whole blocks by id range,
-    /// the boundary blocks row by row), then tasks created before it.
+    /// Messages created before `cutoff`, found through the blocks that hold older ones (only
+    /// their id ranges are visited), then tasks created before it.
     private func removeOlder(than cutoff: Date) async throws -> BatchWriter.Removed {
         let time = cutoff.timeIntervalSince1970
-        let blocks = try await core.read { connection in
-            let statement = try connection.prepare("""
-                SELECT first_id, last_id, max_created_at < ? FROM message_blocks WHERE min_created_at < ? ORDER BY first_id
-                """)
-            try statement.bind([.real(time), .real(time)])
-            var blocks: [(first: Int64, last: Int64, isAllOlder: Bool)] = []
+        let ranges = try await core.read { connection in
+            let statement = try connection.prepare(
+                "SELECT first_id, last_id FROM message_blocks WHERE min_created_at < ? ORDER BY first_id")
+            try statement.bind([.real(time)])
+            var ranges: [ClosedRange<Int64>] = []
             while try statement.step() {
-                blocks.append((statement.int64(at: 0), statement.int64(at: 1), statement.int64(at: 2) != 0))
+                let first = statement.int64(at: 0)
+                let last = statement.int64(at: 1)
+                guard first <= last else { continue }
+                // Overlapping or adjacent ranges become one, so steps stay full.
+                if let previous = ranges.last, first <= previous.upperBound + 1 {
+                    ranges[ranges.count - 1] = previous.lowerBound...max(previous.upperBound, last)
+                } else {
+                    ranges.append(first...last)
+                }
             }
-            return blocks
+            return ranges
         }
         var removed = BatchWriter.Removed()
-        for block in Self.merged(blocks) {
-            removed += try await deleteMessages(from: block.first, through: block.last, before: block.isAllOlder ? nil : cutoff)
+        for range in ranges {
+            // The date is checked on every row: a block's id range may hold other processes'
+            // newer messages (blocks are extended across their inserts).
+            removed += try await deleteMessages(from: range.lowerBound, through: range.upperBound, before: cutoff)
         }
         removed += try await removeOlderTasks(than: cutoff)
         return removed
-    }
-
-    /// Adjacent ranges with the same condition become one, so chunks stay full.
-    private static func merged(
-        _ blocks: [(first: Int64, last: Int64, isAllOlder: Bool)]
-    ) -> [(first: Int64, last: Int64, isAllOlder: Bool)] {
-        var merged: [(first: Int64, last: Int64, isAllOlder: Bool)] = []
-        for block in blocks {
-            if let last = merged.last, last.isAllOlder == block.isAllOlder, block.first <= last.last + 1 {
-                merged[merged.count - 1].last = max(last.last, block.last)
-            } else {
-                merged.append(block)
-            }
-        }
-        return merged
     }
 
     private func deleteMessages(from first: Int64, through last: Int64, before cutoff: Date?) async throws
@@ -172,13 +173,14 @@ final class Sweeper: Sendable {
         }.removed
     }
 
-    /// When the store (database, WAL and blob files, as the writer's size check counts them) is
-    /// larger than the size limit, deletes the oldest messages, with the tasks they describe, so
+    /// When the store's data (pages in use and blob files) is larger than the size limit, deletes the oldest messages, with the tasks they describe, so
     /// about ``LogStore/Configuration/trimRatio`` of the messages remain; fewer when even that
     /// would leave the store over the limit (logging outran the sweeps): then as many as should
     /// bring it to `trimRatio` of the limit.
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
-        let size = try await writer.perform(ordered: false) { try SizeWatch.storeSize($0) }
+        // Pages in use and blob files: free pages went back just before, and a WAL a reader holds
+        // would not shrink however many messages went.
+        let size = try await writer.perform(ordered: false) { try Self.usedBytes($0.connection) }
         guard size > configuration.sizeLimit else { return BatchWriter.Removed() }
         let limit = Double(configuration.sizeLimit)
         let ratio = configuration.trimRatio
@@ -200,14 +202,14 @@ final class Sweeper: Sendable {
             try connection.real("SELECT created_at FROM messages WHERE id = ?", [.integer(plan.cut)])
         }
         if let cutDate {
-            removed += try await removeOlderTasks(than: Date(timeIntervalSince1970: cutDate))
+            removed += try await removeOlderTasks(than: Date(timeIntervalSince1970: cutDate), onlyPending: true)
         }
         return removed
     }
 
-    private func removeOlderTasks(than cutoff: Date) async throws -> BatchWriter.Removed {
+    private func removeOlderTasks(than cutoff: Date, onlyPending: Bool = false) async throws -> BatchWriter.Removed {
         try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep) { writer, removed, limit in
-            let step = try writer.deleteTasks(createdBefore: cutoff, limit: limit)
+            let step = try writer.deleteTasks(createdBefore: cutoff, onlyPending: onlyPending, limit: limit)
             removed += step
             return (step.tasks < limit, step.rows)
         }
@@ -294,7 +296,7 @@ struct StepSize: Sendable {
     /// comes before logging at full speed.
     static func target(lastCommit: Duration, isUrgent: Bool) -> Duration {
         isUrgent
-            ? min(max(lastCommit * 8, .milliseconds(40)), .milliseconds(1000))
+            ? min(max(lastCommit * 2, .milliseconds(40)), .milliseconds(250))
             : min(max(lastCommit, .milliseconds(40)), .milliseconds(120))
     }
 
