@@ -53,11 +53,15 @@ final class BatchWriter {
     /// Bodies larger than this are not stored (``LogStore/Configuration/responseBodySizeLimit``).
     let bodySizeLimit: Int
 
-    init(connection: Connection, session: SessionRecord, blobs: BlobStore, bodySizeLimit: Int) {
+    init(
+        connection: Connection, session: SessionRecord, blobs: BlobStore, bodySizeLimit: Int,
+        transactionByteLimit: Int = 32 << 20
+    ) {
         self.connection = connection
         self.session = session
         self.blobs = blobs
         self.bodySizeLimit = bodySizeLimit
+        self.transactionByteLimit = transactionByteLimit
     }
 
     /// The most events in one transaction. Larger transactions overflow the page cache, and
@@ -68,19 +72,24 @@ final class BatchWriter {
 
     /// The most bytes (estimated, before compression) one transaction writes: with bodies, 10k
     /// events could write hundreds of megabytes, all of it in the WAL until the commit, and the
-    /// WAL counts against the store's size limit.
-    static let bytesPerTransaction = 8 << 20
+    /// WAL counts against the store's size limit. An eighth of the size limit, 1–32 MiB: small
+    /// transactions cost throughput (each rewrites the index pages it touches).
+    let transactionByteLimit: Int
+
+    static func transactionByteLimit(sizeLimit: Int64) -> Int {
+        Int(min(max(sizeLimit / 8, 1 << 20), 32 << 20))
+    }
 
     /// Where the transaction that starts at `start` ends: at ``eventsPerTransaction`` events or
-    /// ``bytesPerTransaction`` bytes, whichever comes first (at least one event).
-    static func transactionEnd(_ events: [LogStore.Event?], from start: Int) -> Int {
-        let limit = min(start + eventsPerTransaction, events.count)
+    /// ``transactionByteLimit`` bytes, whichever comes first (at least one event).
+    func transactionEnd(_ events: [LogStore.Event?], from start: Int) -> Int {
+        let limit = min(start + Self.eventsPerTransaction, events.count)
         var bytes = 0
         var end = start
         while end < limit {
             bytes += events[end]?.estimatedSize ?? 0
             end += 1
-            if bytes >= bytesPerTransaction { break }
+            if bytes >= transactionByteLimit { break }
         }
         return end
     }

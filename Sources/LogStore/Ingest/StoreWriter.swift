@@ -296,7 +296,7 @@ final class StoreWriter: Sendable {
             var longestCommit: Duration = .zero
             var start = 0
             repeat {
-                let end = BatchWriter.transactionEnd(events, from: start)
+                let end = writer.transactionEnd(events, from: start)
                 do {
                     let commitStart = ContinuousClock.now
                     try writer.commit(events[start..<end], prepared: prepared, dropNotice: start == 0 ? notice : nil)
