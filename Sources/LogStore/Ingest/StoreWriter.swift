@@ -144,13 +144,18 @@ final class StoreWriter: Sendable {
                     return true
                 },
                 cancel: { continuation.resume(throwing: LogStore.Error.closed) })
-            let accepted = control.withLock { control -> Bool in
-                guard !control.isStopped, !control.isStopping else { return false }
-                control.jobs.append(job)
-                return true
-            }
-            if accepted { wake.signal() } else { job.cancel() }
+            enqueue(job)
         }
+    }
+
+    /// Queues a job for the writer thread, or cancels it when the writer is stopping.
+    private func enqueue(_ job: Job) {
+        let accepted = control.withLock { control -> Bool in
+            guard !control.isStopped, !control.isStopping else { return false }
+            control.jobs.append(job)
+            return true
+        }
+        if accepted { wake.signal() } else { job.cancel() }
     }
 
     /// Runs `step` on the writer thread once per round, between two batches of logged events,
@@ -170,12 +175,7 @@ final class StoreWriter: Sendable {
                     return true
                 },
                 cancel: { continuation.resume(throwing: LogStore.Error.closed) })
-            let accepted = control.withLock { control -> Bool in
-                guard !control.isStopped, !control.isStopping else { return false }
-                control.jobs.append(job)
-                return true
-            }
-            if accepted { wake.signal() } else { job.cancel() }
+            enqueue(job)
         }
     }
 
