@@ -21,6 +21,9 @@ final class StoreWriter: Sendable {
     private let pending = Mutex<PendingBatch?>(nil)
     private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
     private let sizeWatch = Mutex<SizeWatch?>(nil)
+    /// Whether the last size check found the store over its limit: sweep steps then get more of
+    /// the writer's time than logged events (see ``runUnorderedJobs(_:)``).
+    private let isOverLimit = Atomic<Bool>(false)
     /// How long the last batch took to commit, in nanoseconds: the sweep sizes its steps by it.
     private let lastCommitNanoseconds = Atomic<Int64>(0)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
@@ -334,8 +337,9 @@ final class StoreWriter: Sendable {
             guard watch?.isDue(now: .now) == true else { return nil }
             return watch
         }
-        guard let watch, let size = try? SizeWatch.storeSize(writer), size > watch.limit else { return }
-        watch.onOverLimit()
+        guard let watch, let size = try? SizeWatch.storeSize(writer) else { return }
+        isOverLimit.store(size > watch.limit, ordering: .relaxed)
+        if size > watch.limit { watch.onOverLimit() }
     }
 
     private func reportCommit(upTo ticket: UInt64) {
@@ -379,36 +383,44 @@ final class StoreWriter: Sendable {
     /// Runs the queued jobs that need no commit first (one step each), leaving ordered jobs
     /// queued. Called on the writer thread with the connection held.
     private func runUnorderedJobs(_ writer: BatchWriter) {
-        let unordered = control.withLock { control -> [Job] in
-            let unordered = control.jobs.filter { !$0.isOrdered }
-            if !unordered.isEmpty { control.jobs.removeAll { !$0.isOrdered } }
-            return unordered
-        }
-        guard !unordered.isEmpty else { return }
-        let unfinished = unordered.filter { !$0.run(writer) }
-        if !unfinished.isEmpty { control.withLock { $0.jobs.insert(contentsOf: unfinished, at: 0) } }
+        // Over the size limit, logging must not outrun the sweep: its steps then run for up to
+        // 200 ms here (producers wait for room, or the overflow policy drops), within the
+        // 250 ms a commit may wait.
+        let budget: Duration = isOverLimit.load(ordering: .relaxed) ? .milliseconds(200) : .zero
+        let start = ContinuousClock.now
+        repeat {
+            let unordered = control.withLock { control -> [Job] in
+                let unordered = control.jobs.filter { !$0.isOrdered }
+                if !unordered.isEmpty { control.jobs.removeAll { !$0.isOrdered } }
+                return unordered
+            }
+            guard !unordered.isEmpty else { return }
+            let unfinished = unordered.filter { !$0.run(writer) }
+            if !unfinished.isEmpty { control.withLock { $0.jobs.insert(contentsOf: unfinished, at: 0) } }
+        } while ContinuousClock.now - start < budget
     }
 
     private func runJobs() -> Bool {
-        let jobs = control.withLock { control in
-            defer { control.jobs.removeAll() }
-            return control.jobs
+        let ordered = control.withLock { control -> [Job]? in
+            guard !control.jobs.isEmpty else { return nil }
+            let ordered = control.jobs.filter(\.isOrdered)
+            control.jobs.removeAll(where: \.isOrdered)
+            return ordered
         }
-        guard !jobs.isEmpty else { return false }
-        // `perform` promises ordered work runs after the events accepted before the call: one
-        // may have arrived after this round's batch was taken, so commit what is waiting first,
-        // without starting another batch in the background (twice when one was being prepared:
-        // it holds only what was taken before it started).
-        if jobs.contains(where: \.isOrdered) {
+        guard let ordered else { return false }
+        if !ordered.isEmpty {
+            // `perform` promises ordered work runs after the events accepted before the call:
+            // one may have arrived after this round's batch was taken, so commit what is waiting
+            // first, without starting another batch in the background (twice when one was being
+            // prepared: it holds only what was taken before it started).
             let hadPendingBatch = hasPendingBatch
             _ = writePendingEvents(pipelining: false)
             if hadPendingBatch { _ = writePendingEvents(pipelining: false) }
+            database.withLock { writer in
+                for job in ordered { _ = job.run(writer) }
+            }
         }
-        let unfinished = database.withLock { writer in jobs.filter { !$0.run(writer) } }
-        if !unfinished.isEmpty {
-            // Their next steps come first next round, before anything queued since.
-            control.withLock { $0.jobs.insert(contentsOf: unfinished, at: 0) }
-        }
+        database.withLock { runUnorderedJobs($0) }
         return true
     }
 
