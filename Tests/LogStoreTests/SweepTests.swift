@@ -496,6 +496,33 @@ struct SweepTests {
         }
     }
 
+    @Test func closingDuringASweepStopsItBeforeClosingReturns() async throws {
+        var configuration = SweepTests.lossless()
+        configuration.maxAge = .seconds(3_600)
+        configuration.timeSource = Self.stoppedClock(at: Self.now)
+        try await withTemporaryStoreURL { url in
+            let store = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
+            for i in 0..<60_000 {
+                store.storeMessage(createdAt: Self.now.addingTimeInterval(-7_200), label: "old", level: .info, message: "\(i)")
+            }
+            try await store.flush()
+            let sweeping = Task { try await store.sweep() }
+            try await Task.sleep(for: .milliseconds(30))
+            try await store.close()
+            let manifest = url.appendingPathComponent("manifest.json")
+            let atClose = try Data(contentsOf: manifest)
+            // The sweep has ended by now (stopped between steps, or finished before the close).
+            if case .failure(let error) = await sweeping.result {
+                #expect((error as? LogStore.Error)?.kind == .closed, "\(error)")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try Data(contentsOf: manifest) == atClose)
+            try await withStore(at: url, options: [], configuration: configuration) { reopened in
+                try await expectConsistent(reopened, at: url)
+            }
+        }
+    }
+
     // MARK: What never sweeps
 
     @Test func aReadOnlyStoreNeverSweeps() async throws {

@@ -99,11 +99,20 @@ public actor LogStore {
         sweeper?.stopSchedule()
         core.readers?.close()
         defer { core.lock?.release() }
-        try await core.writer?.stop { writer in
-            // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
-            _ = try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            writer.connection.close()
+        var stopError: (any Swift.Error)?
+        do {
+            try await core.writer?.stop { writer in
+                // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
+                _ = try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                writer.connection.close()
+            }
+        } catch {
+            stopError = error
         }
+        // A sweep in progress ends at its next step once the writer stops; wait for it, so it
+        // writes nothing (its report) after close() returns.
+        await sweeper?.waitUntilIdle()
+        if let stopError { throw stopError }
     }
 
     /// Closes the store and deletes its directory. Every later call throws ``Error/closed``.

@@ -48,7 +48,16 @@ final class Sweeper: Sendable {
         return try await task.value
     }
 
-    /// Bytes on disk now: the database, its WAL and the blob files.
+    /// Returns when no sweep is running (one in progress has finished or failed).
+    func waitUntilIdle() async {
+        while let task = running.withLock({ $0 }) {
+            _ = try? await task.value
+            // The task clears itself from `running` as its callers return; do not spin on it.
+            running.withLock { if $0 == task { $0 = nil } }
+        }
+    }
+
+        /// Bytes on disk now: the database, its WAL and the blob files.
     func diskUsage() async throws -> Int64 {
         if core.isInMemory {
             return try await core.read { try Self.usedBytes($0) }
