@@ -57,7 +57,7 @@ final class Sweeper: Sendable {
         }
     }
 
-        /// Bytes on disk now: the database, its WAL and the blob files.
+    /// Bytes on disk now: the database, its WAL and the blob files.
     func diskUsage() async throws -> Int64 {
         if core.isInMemory {
             return try await core.read { try Self.usedBytes($0) }
@@ -77,24 +77,27 @@ final class Sweeper: Sendable {
         removed += try await removeOlder(than: cutoff)
         removed += try await trimBlobsToTheirShare()
         // What the steps above freed must leave the file before the size is judged.
-        try await giveFreePagesBack()
+        try await giveFreePagesBack(truncatingTheWAL: false)
         let trimmed = try await trimMessagesToTheSizeLimit()
         removed += trimmed
-        // A size sweep runs under heavy logging: the directory scan (a lookup per file, in one
-        // step) waits for the scheduled and manual sweeps, and the next open.
-        report.removedOrphanFiles = try await writer.perform(ordered: false) { [core] writer in
-            guard !core.isInMemory, trigger != .size else { return 0 }
-            // Files carry real times: their age is read on the system clock, whatever the
-            // store's time source says.
-            return try BlobStore.removeOrphans(
-                directory: core.directory, connection: writer.connection, olderThan: Self.orphanAge, now: Date()
-            ).files
+        // A size sweep runs under heavy logging and must be quick: the directory scan (a lookup
+        // per file, in one step) and the cleanup of old sessions wait for the scheduled and
+        // manual sweeps (and, for files, the next open).
+        if trigger != .size {
+            report.removedOrphanFiles = try await writer.perform(ordered: false) { [core] writer in
+                guard !core.isInMemory else { return 0 }
+                // Files carry real times: their age is read on the system clock, whatever the
+                // store's time source says.
+                return try BlobStore.removeOrphans(
+                    directory: core.directory, connection: writer.connection, olderThan: Self.orphanAge, now: Date()
+                ).files
+            }
+            _ = try await repeatSteps(0, size: Self.sessionsPerStep) { writer, _, limit in
+                let deleted = try writer.deleteEmptySessions(startedBefore: cutoff, limit: limit)
+                return (deleted < limit, deleted)
+            }
         }
-        _ = try await repeatSteps(0, size: Self.sessionsPerStep) { writer, _, limit in
-            let deleted = try writer.deleteEmptySessions(startedBefore: cutoff, limit: limit)
-            return (deleted < limit, deleted)
-        }
-        if trimmed.rows > 0 { try await giveFreePagesBack() }
+        try await giveFreePagesBack(truncatingTheWAL: true)
 
         report.removedMessages = removed.messages
         report.removedTasks = removed.tasks
@@ -189,7 +192,7 @@ final class Sweeper: Sendable {
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
         // Pages in use and blob files: free pages went back just before, and a WAL a reader holds
         // would not shrink however many messages went.
-        let size = try await writer.perform(ordered: false) { try Self.usedBytes($0.connection) }
+        let size = try await core.read { try Self.usedBytes($0) }
         guard size > configuration.sizeLimit else { return BatchWriter.Removed() }
         let limit = Double(configuration.sizeLimit)
         let ratio = configuration.trimRatio
@@ -248,7 +251,7 @@ final class Sweeper: Sendable {
 
     /// Incremental vacuum in steps, each followed by a passive checkpoint so the WAL does not
     /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
-    private func giveFreePagesBack() async throws {
+    private func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
         let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
         if free > 0 {
             _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
@@ -257,7 +260,7 @@ final class Sweeper: Sendable {
                 return (left == 0 || left >= before, before - left)
             }
         }
-        try await writer.perform(ordered: false) { $0.truncateWAL() }
+        if truncatingTheWAL { try await writer.perform(ordered: false) { $0.truncateWAL() } }
     }
 
     // MARK: Measures
