@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-import LogStore
 import Testing
+
+@testable import LogStore
 
 /// The sweep through the public API: age, blob share and size limits, orphan files, shrinking,
 /// the schedule, and a store left consistent by every sweep.
@@ -468,21 +469,30 @@ struct SweepTests {
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
-            // Once its steps fill the WAL (a few have committed), kill it without warning.
-            let wal = url.appendingPathComponent("logs.sqlite-wal")
+            // Once a few of its steps have committed (the counts it keeps drop), kill it without
+            // warning.
+            // Polled on a connection of its own, on this thread: no actor or queue to wait for
+            // while the machine is busy with other tests.
+            let observer = try Connection(path: url.appendingPathComponent("logs.sqlite").path, mode: .readOnly)
+            func counted() -> Int {
+                let count = try? observer.integer("SELECT coalesce(sum(count), 0) FROM message_counts")
+                return Int((count ?? nil) ?? Int64(Self.killedStoreSize))
+            }
             let deadline = Date().addingTimeInterval(20)
-            while child.isRunning, Date() < deadline, try fileSize(wal) < 2_000_000 {
-                try await Task.sleep(for: .milliseconds(2))
+            while child.isRunning, Date() < deadline, counted() >= Self.killedStoreSize {
+                usleep(200)
             }
             let wasRunning = child.isRunning
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
+            observer.close()
             #expect(wasRunning, "the sweep ended before it could be killed")
 
             try await withStore(at: url, options: []) { store in
                 try await expectConsistent(store, at: url)
                 let left = try await store.info().messageCount
-                if wasRunning { #expect(left < Self.killedStoreSize && left > 0, "killed midway: \(left) left") }
+                // Killed after its first step: during the deletes or the vacuum that follows.
+                if wasRunning { #expect(left < Self.killedStoreSize, "killed midway: \(left) left") }
             }
             // The next sweep finishes the job.
             var configuration = SweepTests.lossless()
