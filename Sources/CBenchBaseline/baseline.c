@@ -209,6 +209,22 @@ static int lsb_open_existing(const char *path, sqlite3 **db, char *err,
 
 /* ------------------------------------------------------------------- insert */
 
+/* Ends a writing run: rolls back an open transaction, finalizes, closes, and
+ * returns `rc`, or the close's failure when the run itself succeeded. */
+static int lsb_finish_write(sqlite3 *db, sqlite3_stmt *st, int in_txn, int rc,
+                            char *err, int errlen) {
+    if (in_txn) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_finalize(st);
+    if (db != NULL) {
+        int crc = sqlite3_close(db);
+        if (rc == SQLITE_OK && crc != SQLITE_OK) {
+            lsb_set_err(err, errlen, "close: %s (%d)", sqlite3_errstr(crc), crc);
+            rc = crc;
+        }
+    }
+    return rc;
+}
+
 static const char *const lsb_naive_schema =
     "CREATE TABLE messages(id INTEGER PRIMARY KEY, created_at REAL NOT NULL, "
     "session_id INTEGER NOT NULL, level INTEGER NOT NULL, label TEXT NOT NULL, "
@@ -353,16 +369,7 @@ int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
     rc = SQLITE_OK;
 
 done:
-    if (in_txn) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_finalize(st);
-    if (db != NULL) {
-        int crc = sqlite3_close(db);
-        if (rc == SQLITE_OK && crc != SQLITE_OK) {
-            lsb_set_err(err, errlen, "close: %s (%d)", sqlite3_errstr(crc), crc);
-            rc = crc;
-        }
-    }
-    return rc;
+    return lsb_finish_write(db, st, in_txn, rc, err, errlen);
 }
 
 /* ------------------------------------------------------------------- delete */
@@ -407,16 +414,7 @@ int lsb_delete_oldest_naive(const char *path, long long through_id,
     rc = SQLITE_OK;
 
 done:
-    if (in_txn) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_finalize(st);
-    if (db != NULL) {
-        int crc = sqlite3_close(db);
-        if (rc == SQLITE_OK && crc != SQLITE_OK) {
-            lsb_set_err(err, errlen, "close: %s (%d)", sqlite3_errstr(crc), crc);
-            rc = crc;
-        }
-    }
-    return rc;
+    return lsb_finish_write(db, st, in_txn, rc, err, errlen);
 }
 
 /* ------------------------------------------------------------------ queries */
