@@ -21,7 +21,7 @@ enum BlobsCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let limit = try arguments.value("limit").map { v throws(UsageError) in
-            try ValueParsers.integer(v, option: "limit", in: 1...MessagesCommand.maximumLimit)
+            try ValueParsers.integer(v, option: "limit", in: 1...PageFilters.maximumLimit)
         } ?? defaultLimit
         let (blobs, info) = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { store in
             (try await store.blobs(limit: limit), try await store.info())

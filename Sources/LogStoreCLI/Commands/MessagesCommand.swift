@@ -10,13 +10,10 @@ enum MessagesCommand: Command {
         positionals: [.init(name: "store", help: "The store directory.")],
         options: [
             .value("level", "level", "Only this level and above (warning), or a range (info...error)."),
-            .repeatable("label", "label", "Only this label; repeat for several."),
-            .repeatable("session", "id", "Only this session (see 'logstore sessions'); repeat for several."),
-            .value("since", "time", "Only messages at or after this time."),
-            .value("until", "time", "Only messages before this time."),
-            .value("limit", "n", "The most messages to print (default \(defaultLimit))."),
-            .flag("oldest-first", "Print the oldest messages first (default: newest first)."),
-            .value("cursor", "cursor", "Continue after an earlier page (its last line prints the cursor)."),
+        ] + PageFilters.options(
+            items: "messages", timed: "messages", labelHelp: "Only this label; repeat for several.",
+            defaultLimit: defaultLimit
+        ) + [
             .flag("json", "Print NDJSON: one JSON object per message."),
         ],
         discussion: """
@@ -29,8 +26,6 @@ enum MessagesCommand: Command {
             """)
 
     static let defaultLimit = 100
-    /// Keeps `limit + 1` (asked for to learn whether another page exists) from overflowing.
-    static let maximumLimit = 10_000_000
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let query = try query(arguments, now: console.environment.currentDate)
@@ -65,28 +60,12 @@ enum MessagesCommand: Command {
 
     /// The filters and page as a ``MessageQuery``.
     static func query(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> MessageQuery {
-        var query = MessageQuery(limit: defaultLimit)
+        let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
+        var query = MessageQuery(
+            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until, order: page.order,
+            limit: page.limit, cursor: page.cursor)
         if let level = arguments.value("level") {
             query.levels = try ValueParsers.levels(level)
-        }
-        query.labels = arguments.all("label")
-        for session in arguments.all("session") {
-            query.sessions.append(try ValueParsers.uuid(session, option: "session"))
-        }
-        if let since = arguments.value("since") {
-            query.since = try ValueParsers.date(since, option: "since", now: now)
-        }
-        if let until = arguments.value("until") {
-            query.until = try ValueParsers.date(until, option: "until", now: now)
-        }
-        if let limit = arguments.value("limit") {
-            query.limit = try ValueParsers.integer(limit, option: "limit", in: 1...maximumLimit)
-        }
-        if arguments.flag("oldest-first") {
-            query.order = .oldestFirst
-        }
-        if let cursor = arguments.value("cursor") {
-            query.cursor = try ValueParsers.cursor(cursor, option: "cursor")
         }
         return query
     }

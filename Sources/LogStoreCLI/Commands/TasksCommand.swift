@@ -13,13 +13,11 @@ enum TasksCommand: Command {
             .repeatable("method", "method", "Only this HTTP method (GET, post); repeat for several."),
             .value("status", "code", "Only this status: a code (200), a class (4xx) or a range (500-599)."),
             .repeatable("state", "state", "Only tasks in this state: pending, success or failure; repeat for several."),
-            .repeatable("label", "label", "Only tasks whose technical message has this label; repeat for several."),
-            .repeatable("session", "id", "Only this session (see 'logstore sessions'); repeat for several."),
-            .value("since", "time", "Only tasks started at or after this time."),
-            .value("until", "time", "Only tasks started before this time."),
-            .value("limit", "n", "The most tasks to print (default \(defaultLimit))."),
-            .flag("oldest-first", "Print the oldest tasks first (default: newest first)."),
-            .value("cursor", "cursor", "Continue after an earlier page (its last line prints the cursor)."),
+        ] + PageFilters.options(
+            items: "tasks", timed: "tasks started",
+            labelHelp: "Only tasks whose technical message has this label; repeat for several.",
+            defaultLimit: defaultLimit
+        ) + [
             .flag("json", "Print NDJSON: one NetworkTaskSummary object per task."),
         ],
         discussion: """
@@ -63,7 +61,10 @@ enum TasksCommand: Command {
 
     /// The filters and page as a ``TaskQuery``.
     static func query(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> TaskQuery {
-        var query = TaskQuery(limit: defaultLimit)
+        let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
+        var query = TaskQuery(
+            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until, order: page.order,
+            limit: page.limit, cursor: page.cursor)
         query.hosts = arguments.all("host")
         for method in arguments.all("method") {
             query.methods.append(try ValueParsers.method(method))
@@ -74,25 +75,6 @@ enum TasksCommand: Command {
         for state in arguments.all("state") {
             let parsed = try ValueParsers.taskState(state)
             if !query.states.contains(parsed) { query.states.append(parsed) }
-        }
-        query.labels = arguments.all("label")
-        for session in arguments.all("session") {
-            query.sessions.append(try ValueParsers.uuid(session, option: "session"))
-        }
-        if let since = arguments.value("since") {
-            query.since = try ValueParsers.date(since, option: "since", now: now)
-        }
-        if let until = arguments.value("until") {
-            query.until = try ValueParsers.date(until, option: "until", now: now)
-        }
-        if let limit = arguments.value("limit") {
-            query.limit = try ValueParsers.integer(limit, option: "limit", in: 1...MessagesCommand.maximumLimit)
-        }
-        if arguments.flag("oldest-first") {
-            query.order = .oldestFirst
-        }
-        if let cursor = arguments.value("cursor") {
-            query.cursor = try ValueParsers.cursor(cursor, option: "cursor")
         }
         return query
     }
