@@ -50,10 +50,27 @@ private let maxSliceSize = 1 << 30
 /// Allocates and zero-initialises a `z_stream`. zlib keeps a back pointer to the stream in its internal
 /// state, so the struct must live at a fixed address for the stream's whole life: it is heap-allocated
 /// here and freed by the owning class.
-private func allocateStream() -> UnsafeMutablePointer<z_stream> {
+///
+/// `initialize` is `deflateInit` or `inflateInit`; when it fails, the stream is freed and its
+/// error thrown.
+private func openStream(
+    _ initialize: (UnsafeMutablePointer<z_stream>) -> Int32
+) throws(ZlibError) -> UnsafeMutablePointer<z_stream> {
     let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     stream.initialize(to: z_stream())  // zalloc/zfree/opaque = NULL: zlib's default allocator
+    let status = initialize(stream)
+    guard status == Z_OK else {
+        let message = zlibMessage(stream, status)
+        releaseStream(stream)
+        throw .streamError(code: status, message: message)
+    }
     return stream
+}
+
+/// The size of a class's output window for a requested chunk size: at least 4 KiB, at most what
+/// zlib's 32-bit counters take.
+private func outputWindowSize(_ requested: Int) -> Int {
+    min(max(requested, 4096), maxSliceSize)
 }
 
 private func releaseStream(_ stream: UnsafeMutablePointer<z_stream>) {
@@ -121,16 +138,9 @@ final class ZlibCompressor {
         guard (-1...9).contains(level) else {
             throw .streamError(code: Z_STREAM_ERROR, message: "invalid compression level \(level) (use -1 or 0...9)")
         }
-        let stream = allocateStream()
-        let status = logstore_deflate_init(stream, Int32(level))
-        guard status == Z_OK else {
-            let message = zlibMessage(stream, status)
-            releaseStream(stream)
-            throw .streamError(code: status, message: message)
-        }
+        self.stream = try openStream { logstore_deflate_init($0, Int32(level)) }
         self.level = level
-        self.stream = stream
-        self.outputCapacity = min(max(outputChunkSize, 4096), maxSliceSize)
+        self.outputCapacity = outputWindowSize(outputChunkSize)
         self.outputBuffer = .allocate(capacity: outputCapacity)
     }
 
@@ -325,15 +335,8 @@ final class ZlibDecompressor {
     /// - Parameter outputChunkSize: size of the internal output window, and so the largest chunk a
     ///   streaming sink receives.
     init(outputChunkSize: Int = 64 << 10) throws(ZlibError) {
-        let stream = allocateStream()
-        let status = logstore_inflate_init(stream)
-        guard status == Z_OK else {
-            let message = zlibMessage(stream, status)
-            releaseStream(stream)
-            throw .streamError(code: status, message: message)
-        }
-        self.stream = stream
-        self.outputCapacity = min(max(outputChunkSize, 4096), maxSliceSize)
+        self.stream = try openStream { logstore_inflate_init($0) }
+        self.outputCapacity = outputWindowSize(outputChunkSize)
         self.outputBuffer = .allocate(capacity: outputCapacity)
     }
 
