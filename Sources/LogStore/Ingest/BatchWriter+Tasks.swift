@@ -190,19 +190,38 @@ extension BatchWriter {
     /// Deletes the tasks matching `condition` (SQL on `tasks`), unlinking their heads and bodies;
     /// body files go when the caller's transaction commits (``BlobStore/didCommit()``).
     func deleteTasks(where condition: String, _ arguments: [DatabaseValue] = []) throws {
-        let statement = try connection.prepare("""
-            SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE \(condition)
+        try deleteTasks(
+            rowIDs: connection.integers("SELECT id FROM tasks WHERE \(condition)", arguments), withTheirMessages: false)
+    }
+
+    /// Deletes tasks by row id, with their heads' and bodies' links (their transactions go by
+    /// cascade) and, when asked, their technical messages. Runs in the caller's transaction.
+    @discardableResult
+    func deleteTasks(rowIDs: [Int64], withTheirMessages: Bool) throws -> Removed {
+        var removed = Removed()
+        let links = try connection.cachedStatement("""
+            SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE id = ?
             """)
-        try statement.bind(arguments)
-        var heads: [Int64] = []
-        var bodies: [Int64] = []
-        while try statement.step() {
-            for column: Int32 in 0...1 where !statement.isNull(at: column) { heads.append(statement.int64(at: column)) }
-            for column: Int32 in 2...3 where !statement.isNull(at: column) { bodies.append(statement.int64(at: column)) }
+        let delete = try connection.cachedStatement("DELETE FROM tasks WHERE id = ?")
+        for rowID in rowIDs {
+            links.bind(rowID, at: 1)
+            guard try links.step() else {
+                links.reset()
+                continue
+            }
+            let heads = [0, 1].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
+            let bodies = [2, 3].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
+            links.reset()
+            if withTheirMessages {
+                try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
+            }
+            delete.bind(rowID, at: 1)
+            try delete.run()
+            for head in heads { try releaseHead(head) }
+            for body in bodies where try blobs.unlink(rowID: body) == 0 { removed.blobs += 1 }
+            removed.tasks += 1
+            removed.rows += 1
         }
-        // The rows that refer to heads and bodies go first (foreign keys).
-        try connection.run("DELETE FROM tasks WHERE \(condition)", arguments)
-        for head in heads { try releaseHead(head) }
-        for body in bodies { _ = try blobs.unlink(rowID: body) }
+        return removed
     }
 }
