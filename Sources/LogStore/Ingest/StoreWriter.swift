@@ -318,8 +318,7 @@ final class StoreWriter: Sendable {
                 if start < events.count { runUnorderedJobs(writer) }
             } while start < events.count
             writer.reportedDropCount = dropped
-            let (seconds, attoseconds) = longestCommit.components
-            lastCommitNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+            lastCommitNanoseconds.store(longestCommit.nanoseconds, ordering: .relaxed)
             if broadcaster.hasSubscribers {
                 var published = notice.map { [LogStore.Event.messageStored($0)] } ?? []
                 published.append(contentsOf: events.lazy.compactMap { $0 })
@@ -433,8 +432,7 @@ final class StoreWriter: Sendable {
     }
 
     private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        .nanoseconds(Int(duration.nanoseconds))
     }
 
     private static func dropNotice(count: UInt64, capacity: Int) -> LogStore.Event.MessageCreated {

@@ -318,11 +318,3 @@ struct StepSize: Sendable {
         rows = min(max(Int(scaled), range.lowerBound), range.upperBound)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
