@@ -52,8 +52,15 @@ enum Measure {
         allocatedBytes(inDirectory: directory.path) + allocatedBytes(inDirectory: directory.path + "/blobs")
     }
 
+    /// The blocks allocated to one file (0 when it does not exist).
+    static func allocatedBytes(ofFile path: String) -> Int64 {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return 0 }
+        return Int64(info.st_blocks) * 512
+    }
+
     /// The regular files of one directory (not recursive), by `st_blocks`.
-    private static func allocatedBytes(inDirectory path: String) -> Int64 {
+    static func allocatedBytes(inDirectory path: String) -> Int64 {
         guard let handle = opendir(path) else { return 0 }
         defer { closedir(handle) }
         let descriptor = dirfd(handle)

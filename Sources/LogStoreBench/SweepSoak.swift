@@ -76,7 +76,8 @@ struct SweepSoak {
             + "tasks + \(logged.largeTasks) 64/128 KiB tasks "
             + "(\(FigureReport.format(Double(logged.messages) / Double(seconds))) messages/s)"
         let overLimit = samples.firstOverLimitSeconds.map { format("%.1f s", $0) } ?? "never"
-        let sizes = "limit \(mb(Self.sizeLimit)), peak \(mb(samples.peak)) at \(format("%.1f s", samples.peakSeconds)) "
+        let sizes = "limit \(mb(Self.sizeLimit)), peak \(mb(samples.peak)) (blobs \(mb(samples.peakBlobs)), WAL "
+            + "\(mb(samples.peakWAL)); largest WAL \(mb(samples.largestWAL))) at \(format("%.1f s", samples.peakSeconds)) "
             + "of \(samples.count) samples, first over the limit at \(overLimit), over it in \(samples.overLimit) "
             + "samples; after flush \(mb(flushedSize)), after the size sweeps it set off "
             + "(\(format("%.1f s", settleSeconds))) and close \(mb(closedSize)); longest time without a "
@@ -167,6 +168,11 @@ struct SizeSampler: Sendable {
     var count = 0
     var peak: Int64 = 0
     var peakSeconds = 0.0
+    /// At the peak: the blob files, and the WAL, of ``peak``.
+    var peakBlobs: Int64 = 0
+    var peakWAL: Int64 = 0
+    /// The largest the WAL was in any sample.
+    var largestWAL: Int64 = 0
     var firstOverLimitSeconds: Double?
     var overLimit = 0
     var sweeps: Set<LogStore.SweepReport> = []
@@ -201,7 +207,12 @@ struct SizeSampler: Sendable {
                     sampler.longestWithoutCommit = max(sampler.longestWithoutCommit, seconds - lastCommitSeen)
                 }
                 sampler.count += 1
-                if size > sampler.peak { (sampler.peak, sampler.peakSeconds) = (size, seconds) }
+                sampler.largestWAL = max(sampler.largestWAL, Measure.allocatedBytes(ofFile: url.path + "/logs.sqlite-wal"))
+                if size > sampler.peak {
+                    (sampler.peak, sampler.peakSeconds) = (size, seconds)
+                    sampler.peakBlobs = Measure.allocatedBytes(inDirectory: url.path + "/blobs")
+                    sampler.peakWAL = Measure.allocatedBytes(ofFile: url.path + "/logs.sqlite-wal")
+                }
                 if size > SweepSoak.sizeLimit {
                     sampler.overLimit += 1
                     if sampler.firstOverLimitSeconds == nil { sampler.firstOverLimitSeconds = seconds }

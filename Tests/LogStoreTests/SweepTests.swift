@@ -251,6 +251,44 @@ struct SweepTests {
         }
     }
 
+    /// A size sweep starts at 85 % of the limit, leaving room for what is logged while it runs:
+    /// a store at 90 % of its limit is trimmed, one at 80 % is not.
+    @Test func aSizeSweepStartsBeforeTheLimitIsReached() async throws {
+        try await withTemporaryStoreURL { url in
+            let size = try await Self.fillForSize(url)
+            let total = Self.sizeTestTotal
+            var configuration = SweepTests.lossless()
+            configuration.sizeLimit = size * 10 / 8
+            try await withStore(at: url, options: [], configuration: configuration) { store in
+                let report = try await store.sweep()
+                #expect(report.removedMessages == 0, "at 80 % of the limit nothing is trimmed")
+            }
+            configuration.sizeLimit = size * 10 / 9
+            try await withStore(at: url, options: [], configuration: configuration) { store in
+                let report = try await store.sweep()
+                let remaining = try await store.count(MessageQuery(labels: ["size"]))
+                #expect(abs(remaining - total * 7 / 10) <= total / 100, "at 90 %: \(remaining) remain")
+                #expect(report.removedMessages == total - remaining)
+                try await expectConsistent(store, at: url)
+            }
+        }
+    }
+
+    /// Sweep steps are sized by time and by the WAL they write: deleting rows with random keys
+    /// touches a page per key, and the WAL counts against the size limit.
+    @Test func stepsAreHeldToTheWALBytesOfATransaction() {
+        var size = StepSize(rows: 1_000, range: 1...100_000)
+        // Time alone would allow 4,000 rows; 8 MiB of WAL for a 4 MiB limit halves the step.
+        size.adjust(rows: 1_000, took: .milliseconds(10), target: .milliseconds(40), wrote: 8 << 20, byteLimit: 4 << 20)
+        #expect(size.rows == 500)
+        // Little WAL: time decides.
+        size.adjust(rows: 500, took: .milliseconds(20), target: .milliseconds(40), wrote: 1 << 20, byteLimit: 4 << 20)
+        #expect(size.rows == 1_000)
+        // Never below the range.
+        size.adjust(rows: 1_000, took: .milliseconds(1), target: .milliseconds(40), wrote: 1 << 40, byteLimit: 1 << 20)
+        #expect(size.rows == 1)
+    }
+
     @Test func theBlobShareDropsTheOldestBodiesAndKeepsTheTasks() async throws {
         var configuration = SweepTests.lossless()
         configuration.sizeLimit = 2_000_000  // blobs may take 1.4 MB; the sweep brings them to 0.98 MB

@@ -164,6 +164,15 @@ final class Connection {
 
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Pages this connection has written to the WAL (or, without one, to the database file)
+    /// since it opened: `SQLITE_DBSTATUS_CACHE_WRITE`.
+    var pagesWritten: Int {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_WRITE, &current, &highest, 0)
+        return Int(current)
+    }
 }
 
 /// Process-wide SQLite configuration, applied before the first connection opens.

@@ -9,8 +9,9 @@ extension LogStore {
     /// configuration.willHandleEvent = { event in event }   // rewrite or drop (return nil)
     /// ```
     public struct Configuration: Sendable {
-        /// The most the store may take on disk (database, WAL and blob files) before the sweep
-        /// trims the oldest data. Default: 256 MB.
+        /// The most the store may take on disk (database, WAL and blob files). The sweep trims
+        /// the oldest data once the store reaches 85 % of it, so what is logged while the sweep
+        /// runs still fits. Default: 256 MB.
         public var sizeLimit: Int64 = 256_000_000
 
         /// How often the writer commits what was logged. Default: 300 ms. The writer commits
@@ -36,7 +37,7 @@ extension LogStore {
         public var trimRatio: Double = 0.7
 
         /// How often the sweep runs while the store is open with `.sweep`. Default: 1 hour.
-        /// Independently of it, a store that grows past ``sizeLimit`` is swept at once.
+        /// Independently of it, a store that reaches 85 % of ``sizeLimit`` is swept at once.
         public var sweepInterval: Duration = .seconds(3600)
 
         /// How long after opening the first sweep waits, so it does not compete with the start

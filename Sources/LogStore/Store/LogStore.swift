@@ -62,7 +62,7 @@ public actor LogStore {
             let sweeper = Sweeper(core: opened.core, writer: writer, configuration: configuration)
             self.sweeper = sweeper
             if options.contains(.sweep) {
-                writer.watchSize(limit: configuration.sizeLimit) { [weak sweeper] in sweeper?.requestSizeSweep() }
+                writer.watchSize(limit: configuration.sizeSweepThreshold) { [weak sweeper] in sweeper?.requestSizeSweep() }
                 sweeper.startSchedule()
             }
         } else {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The writer's check, after commits, that the store has not grown past its size limit: a store
-/// logging at full speed fills its limit in seconds, far sooner than the next scheduled sweep.
+/// The writer's check, after commits, that the store has not grown past the size at which it is
+/// swept (``LogStore/Configuration/sizeSweepThreshold``): a store logging at full speed fills its
+/// limit in seconds, far sooner than the next scheduled sweep.
 struct SizeWatch: Sendable {
     let limit: Int64
     let onOverLimit: @Sendable () -> Void

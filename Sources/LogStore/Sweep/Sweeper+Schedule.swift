@@ -4,7 +4,7 @@ import Synchronization
 /// The sweep's schedule for a store opened with ``LogStore/Options/sweep``: the first sweep
 /// ``LogStore/Configuration/sweepDelay`` after opening when the last one is older than
 /// ``LogStore/Configuration/sweepInterval``, then one every interval while the store stays open,
-/// and one at once whenever the writer sees the store grow past its size limit.
+/// and one at once whenever the writer sees the store reach 85 % of its size limit.
 extension Sweeper {
     /// The loop that runs scheduled sweeps, and where triggers reach it.
     struct Schedule: Sendable {
@@ -57,7 +57,7 @@ extension Sweeper {
             switch trigger {
             case .size:
                 // The sweep that just ran may have brought it back under the limit.
-                guard try await diskUsage() > configuration.sizeLimit else { return }
+                guard try await diskUsage() > configuration.sizeSweepThreshold else { return }
             case .schedule:
                 guard timeUntilDue(now: configuration.timeSource.now()) <= 0 else { return }
             case .manual:

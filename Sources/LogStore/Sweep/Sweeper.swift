@@ -76,8 +76,6 @@ final class Sweeper: Sendable {
         let cutoff = report.date.addingTimeInterval(-configuration.maxAge.seconds)
         removed += try await removeOlder(than: cutoff)
         removed += try await trimBlobsToTheirShare()
-        // What the steps above freed must leave the file before the size is judged.
-        try await giveFreePagesBack(truncatingTheWAL: false)
         let trimmed = try await trimMessagesToTheSizeLimit()
         removed += trimmed
         // A size sweep runs under heavy logging and must be quick: the directory scan (a lookup
@@ -190,10 +188,11 @@ final class Sweeper: Sendable {
     /// would leave the store over the limit (logging outran the sweeps): then as many as should
     /// bring it to `trimRatio` of the limit.
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
-        // Pages in use and blob files: free pages went back just before, and a WAL a reader holds
-        // would not shrink however many messages went.
+        // Pages in use and blob files: free pages are reused before the file grows (and go back
+        // at the end of the sweep), and a WAL a reader holds would not shrink however many
+        // messages went.
         let size = try await core.read { try Self.usedBytes($0) }
-        guard size > configuration.sizeLimit else { return BatchWriter.Removed() }
+        guard size > configuration.sizeSweepThreshold else { return BatchWriter.Removed() }
         let limit = Double(configuration.sizeLimit)
         let ratio = configuration.trimRatio
         let kept = Double(size) * ratio <= limit ? ratio : ratio * limit / Double(size)
@@ -220,7 +219,13 @@ final class Sweeper: Sendable {
     }
 
     private func removeOlderTasks(than cutoff: Date, onlyPending: Bool = false) async throws -> BatchWriter.Removed {
-        try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep) { writer, removed, limit in
+        // Usually there are none: a look on a reader spares the wait for a turn on the writer.
+        let anyOlder = try await core.read { connection in
+            try connection.integer(
+                "SELECT 1 FROM tasks WHERE created_at < ? LIMIT 1", [.real(cutoff.timeIntervalSince1970)]) != nil
+        }
+        guard anyOlder else { return BatchWriter.Removed() }
+        return try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep) { writer, removed, limit in
             let step = try writer.deleteTasks(createdBefore: cutoff, onlyPending: onlyPending, limit: limit)
             removed += step
             return (step.tasks < limit, step.rows)
@@ -238,9 +243,14 @@ final class Sweeper: Sendable {
         try await writer.performSteps { [self] batchWriter in
             try progress.withLock { progress in
                 let start = ContinuousClock.now
+                let pagesBefore = batchWriter.connection.pagesWritten
                 let (done, rows) = try body(batchWriter, &progress.state, progress.size.rows)
                 let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.load(ordering: .relaxed))
-                progress.size.adjust(rows: rows, took: ContinuousClock.now - start, target: target)
+                let pageSize = Int(try batchWriter.connection.integer("PRAGMA page_size") ?? 4096)
+                let written = (batchWriter.connection.pagesWritten - pagesBefore) * pageSize
+                progress.size.adjust(
+                    rows: rows, took: ContinuousClock.now - start, target: target,
+                    wrote: written, byteLimit: batchWriter.transactionByteLimit)
                 return done
             }
         }
@@ -312,9 +322,22 @@ struct StepSize: Sendable {
             : min(max(lastCommit, .milliseconds(40)), .milliseconds(120))
     }
 
-    mutating func adjust(rows done: Int, took: Duration, target: Duration) {
+    /// Sizes the next step from the last: `done` rows took `took` and wrote `wrote` bytes to
+    /// the WAL. Deleting rows with random keys (tasks, blobs) touches a page per key, so a step
+    /// can write far more than its rows hold: steps are held to `byteLimit` bytes of WAL, like
+    /// a transaction of logged events, as the WAL counts against the size limit.
+    mutating func adjust(rows done: Int, took: Duration, target: Duration, wrote: Int, byteLimit: Int) {
         guard done > 0 else { return }
-        let scaled = Double(done) * target.seconds / max(took.seconds, 1e-4)
-        rows = min(max(Int(scaled), range.lowerBound), range.upperBound)
+        let byTime = Double(done) * target.seconds / max(took.seconds, 1e-4)
+        let byBytes = Double(done) * Double(byteLimit) / Double(max(wrote, 1))
+        rows = min(max(Int(min(byTime, byBytes)), range.lowerBound), range.upperBound)
+    }
+}
+
+extension LogStore.Configuration {
+    /// The size at which a sweep trims for size: 85 % of ``sizeLimit``, so what is logged while
+    /// the sweep runs still fits under the limit.
+    var sizeSweepThreshold: Int64 {
+        Int64(Double(sizeLimit) * 0.85)
     }
 }
