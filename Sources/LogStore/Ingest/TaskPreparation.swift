@@ -34,8 +34,9 @@ enum TaskPreparation {
         var key: SHA1.Digest
 
         init(json: String) {
+            var json = json
+            self.key = json.withUTF8 { SHA1.hash(UnsafeRawBufferPointer($0)) }
             self.json = json
-            self.key = SHA1.hash(Data(json.utf8))
         }
 
         /// The request without its body (the body is a blob of its own).
@@ -51,18 +52,23 @@ enum TaskPreparation {
             if case .networkTaskCompleted? = events[$0] { return true }
             return false
         }
-        let results = Mutex<[Int: PreparedTask]>([:])
+        // Each worker hands back its range's results in one piece: no per-task hashing or locking.
+        let parts = Mutex<[[(index: Int, task: PreparedTask)]]>([])
         concurrently(indices.count) { range in
-            var local: [Int: PreparedTask] = [:]
+            var local: [(index: Int, task: PreparedTask)] = []
+            local.reserveCapacity(range.count)
             for position in range {
                 let index = indices[position]
                 guard case .networkTaskCompleted(let task)? = events[index] else { continue }
-                local[index] = prepare(task, bodySizeLimit: bodySizeLimit)
+                local.append((index, prepare(task, bodySizeLimit: bodySizeLimit)))
             }
-            results.withLock { $0.merge(local) { first, _ in first } }
+            parts.withLock { $0.append(local) }
         }
-        let prepared = results.withLock { $0 }
-        return events.indices.map { prepared[$0] }
+        var prepared = [PreparedTask?](repeating: nil, count: events.count)
+        for part in parts.withLock({ $0 }) {
+            for (index, task) in part { prepared[index] = task }
+        }
+        return prepared
     }
 
     /// Every body key in `prepared`, each once, in order of first use.
@@ -89,20 +95,21 @@ enum TaskPreparation {
             }
         }
         let items = work
-        let results = Mutex<[Int: [UInt8]]>([:])
+        let parts = Mutex<[[(position: Int, compressed: [UInt8])]]>([])
         concurrently(items.count) { range in
             guard let compressor = try? ZlibCompressor(level: level) else { return }
-            var local: [Int: [UInt8]] = [:]
+            var local: [(position: Int, compressed: [UInt8])] = []
+            local.reserveCapacity(range.count)
             for position in range {
                 var output: [UInt8] = []
                 let isSmaller = (try? items[position].data.withUnsafeBytes {
                     try compressor.compressIfSmaller($0, into: &output)
                 }) ?? false
-                if isSmaller { local[position] = output }
+                if isSmaller { local.append((position, output)) }
             }
-            results.withLock { $0.merge(local) { first, _ in first } }
+            parts.withLock { $0.append(local) }
         }
-        for (position, compressed) in results.withLock({ $0 }) {
+        for (position, compressed) in parts.withLock({ $0 }).joined() {
             let item = items[position]
             if item.isResponse {
                 prepared[item.index]?.responseBody?.compressed = compressed
