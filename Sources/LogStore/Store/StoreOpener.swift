@@ -41,6 +41,10 @@ enum StoreOpener {
             // the largest transaction ever written: a sixteenth of the size limit, 1–64 MiB.
             let walLimit = min(max(configuration.sizeLimit / 16, 1 << 20), 64 << 20)
             try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
+            // Checkpoint once the WAL holds half that (SQLite's default, 1,000 pages, is 4 MB:
+            // 6 % of a 64 MB limit, before the transaction that crosses it).
+            let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+            try connection.execute("PRAGMA wal_autocheckpoint = \(min(1_000, max(64, walLimit / 2 / pageSize)))")
         }
         let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
         if let lock {
