@@ -289,6 +289,27 @@ struct SweepTests {
         #expect(size.rows == 1)
     }
 
+    /// What sizes the steps by WAL: the pages a connection wrote, counted at commit.
+    @Test func theWALPagesAConnectionWroteAreCounted() async throws {
+        try await withTemporaryDirectory { directory in
+            let connection = try Connection(path: directory.appendingPathComponent("wal.sqlite").path, mode: .readWrite(create: true))
+            defer { connection.close() }
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("CREATE TABLE t (data BLOB)")
+            let before = connection.pagesWritten
+            try connection.execute("BEGIN")
+            for seed: UInt64 in 0..<16 {
+                try connection.run("INSERT INTO t (data) VALUES (?)", [.blob(Array(Self.randomBody(seed: seed, size: 64 << 10)))])
+            }
+            #expect(connection.pagesWritten == before, "nothing is written before the commit")
+            try connection.execute("COMMIT")
+            let pageSize = try #require(try connection.integer("PRAGMA page_size"))
+            let written = Int64(connection.pagesWritten - before) * pageSize
+            // 1 MiB of rows, plus the overflow chain and table pages.
+            #expect(written >= 1 << 20 && written < 2 << 20, "\(written) bytes")
+        }
+    }
+
     @Test func theBlobShareDropsTheOldestBodiesAndKeepsTheTasks() async throws {
         var configuration = SweepTests.lossless()
         configuration.sizeLimit = 2_000_000  // blobs may take 1.4 MB; the sweep brings them to 0.98 MB

@@ -165,8 +165,9 @@ final class Connection {
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    /// Pages this connection has written to the WAL (or, without one, to the database file)
-    /// since it opened: `SQLITE_DBSTATUS_CACHE_WRITE`.
+    /// Pages this connection has written to the WAL (or, without one, to the database file;
+    /// none for a database in memory) since it opened, counted at commit:
+    /// `SQLITE_DBSTATUS_CACHE_WRITE`.
     var pagesWritten: Int {
         var current: Int32 = 0
         var highest: Int32 = 0

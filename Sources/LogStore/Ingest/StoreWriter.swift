@@ -21,8 +21,9 @@ final class StoreWriter: Sendable {
     private let pending = Mutex<PendingBatch?>(nil)
     private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
     private let sizeWatch = Mutex<SizeWatch?>(nil)
-    /// Whether the last size check found the store over its limit: sweep steps then get more of
-    /// the writer's time than logged events (see ``runUnorderedJobs(_:)``).
+    /// Whether the last size check found the store past the size at which it is swept (85 % of
+    /// its limit): sweep steps then get more of the writer's time than logged events (see
+    /// ``runUnorderedJobs(_:)``).
     private let isOverLimit = Atomic<Bool>(false)
     /// How long the last batch took to commit, in nanoseconds: the sweep sizes its steps by it.
     private let lastCommitNanoseconds = Atomic<Int64>(0)
@@ -382,7 +383,7 @@ final class StoreWriter: Sendable {
     /// Runs the queued jobs that need no commit first (one step each), leaving ordered jobs
     /// queued. Called on the writer thread with the connection held.
     private func runUnorderedJobs(_ writer: BatchWriter) {
-        // Over the size limit, logging must not outrun the sweep: its steps then run for up to
+        // Past the size at which it is swept, logging must not outrun the sweep: its steps run for up to
         // 200 ms here (producers wait for room, or the overflow policy drops), within the
         // 250 ms a commit may wait.
         let budget: Duration = isOverLimit.load(ordering: .relaxed) ? .milliseconds(200) : .zero

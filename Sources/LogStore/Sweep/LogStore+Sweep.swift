@@ -3,8 +3,8 @@ extension LogStore {
     /// messages and tasks older than ``Configuration/maxAge``; when blobs take more than
     /// ``Configuration/blobSizeShare`` of ``Configuration/sizeLimit``, drops the bodies of the
     /// oldest tasks (their rows stay) until blobs are at ``Configuration/trimRatio`` of their
-    /// share; when the data is larger than the size limit, removes the oldest messages (and the
-    /// tasks they describe) so about ``Configuration/trimRatio`` of them remain; removes blob
+    /// share; when the data takes more than 85 % of the size limit, removes the oldest messages
+    /// (and the tasks they describe) so about ``Configuration/trimRatio`` of them remain; removes blob
     /// files without rows; then gives free pages back to the file system and empties the WAL.
     ///
     /// Logging goes on meanwhile: the sweep deletes in small transactions and the writer commits

@@ -8,7 +8,7 @@ struct SizeWatch: Sendable {
     let onOverLimit: @Sendable () -> Void
     var lastCheck: ContinuousClock.Instant?
 
-    /// At most this often: each check reads two file sizes and one row.
+    /// At most this often: each check runs three pragmas and reads one row.
     static let interval: Duration = .milliseconds(250)
 
     /// Whether it is time to check again; notes the check.
@@ -18,16 +18,11 @@ struct SizeWatch: Sendable {
         return true
     }
 
-    /// The store's size as the writer sees it: database and WAL files (pages, in memory) and the
-    /// blob files.
+    /// The store's size as the size sweep judges it (``Sweeper/usedBytes(_:)``: the pages in use
+    /// and the blob files), read on the writer's connection. Free pages and the WAL are left
+    /// out: trimming would not shrink them (the sweep's vacuum and checkpoint do), and counting
+    /// them here would start sweeps that find nothing to trim.
     static func storeSize(_ writer: BatchWriter) throws -> Int64 {
-        let connection = writer.connection
-        let files = try connection.integer("SELECT file_size FROM blob_totals") ?? 0
-        guard let directory = writer.blobs.directory else {
-            let pages = try connection.integer("PRAGMA page_count") ?? 0
-            return pages * (try connection.integer("PRAGMA page_size") ?? 4096) + files
-        }
-        return StoreFiles.fileSize(StoreFiles.databaseURL(in: directory))
-            + StoreFiles.fileSize(StoreFiles.walURL(in: directory)) + files
+        try Sweeper.usedBytes(writer.connection)
     }
 }

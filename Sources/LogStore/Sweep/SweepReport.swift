@@ -10,7 +10,8 @@ extension LogStore {
             /// The schedule of a store opened with ``Options/sweep``: after opening, then every
             /// ``Configuration/sweepInterval``.
             case schedule
-            /// The store grew past ``Configuration/sizeLimit`` while open with ``Options/sweep``.
+            /// The store reached 85 % of ``Configuration/sizeLimit`` while open with
+            /// ``Options/sweep``.
             case size
         }
 

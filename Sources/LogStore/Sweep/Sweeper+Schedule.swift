@@ -31,7 +31,7 @@ extension Sweeper {
         schedule.withLock { $0 = Schedule(loop: loop, triggers: continuation) }
     }
 
-    /// Asks for a sweep because the store is over its size limit (from the writer).
+    /// Asks for a sweep because the store reached 85 % of its size limit (from the writer).
     func requestSizeSweep() {
         schedule.withLock { _ = $0?.triggers.yield(.size) }
     }
@@ -57,7 +57,7 @@ extension Sweeper {
             switch trigger {
             case .size:
                 // The sweep that just ran may have brought it back under the limit.
-                guard try await diskUsage() > configuration.sizeSweepThreshold else { return }
+                guard try await core.read({ try Self.usedBytes($0) }) > configuration.sizeSweepThreshold else { return }
             case .schedule:
                 guard timeUntilDue(now: configuration.timeSource.now()) <= 0 else { return }
             case .manual:

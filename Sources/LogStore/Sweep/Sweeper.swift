@@ -183,8 +183,9 @@ final class Sweeper: Sendable {
         }.removed
     }
 
-    /// When the store's data (pages in use and blob files) is larger than the size limit, deletes the oldest messages, with the tasks they describe, so
-    /// about ``LogStore/Configuration/trimRatio`` of the messages remain; fewer when even that
+    /// When the store's data (pages in use and blob files) takes more than 85 % of the size limit
+    /// (``LogStore/Configuration/sizeSweepThreshold``), deletes the oldest messages, with the
+    /// tasks they describe, so about ``LogStore/Configuration/trimRatio`` of the messages remain; fewer when even that
     /// would leave the store over the limit (logging outran the sweeps): then as many as should
     /// bring it to `trimRatio` of the limit.
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
@@ -222,7 +223,8 @@ final class Sweeper: Sendable {
         // Usually there are none: a look on a reader spares the wait for a turn on the writer.
         let anyOlder = try await core.read { connection in
             try connection.integer(
-                "SELECT 1 FROM tasks WHERE created_at < ? LIMIT 1", [.real(cutoff.timeIntervalSince1970)]) != nil
+                "SELECT 1 FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "") LIMIT 1",
+                [.real(cutoff.timeIntervalSince1970)]) != nil
         }
         guard anyOlder else { return BatchWriter.Removed() }
         return try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep) { writer, removed, limit in
@@ -246,7 +248,8 @@ final class Sweeper: Sendable {
                 let pagesBefore = batchWriter.connection.pagesWritten
                 let (done, rows) = try body(batchWriter, &progress.state, progress.size.rows)
                 let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.load(ordering: .relaxed))
-                let pageSize = Int(try batchWriter.connection.integer("PRAGMA page_size") ?? 4096)
+                // The step has committed: a failed look at the page size must not fail it.
+                let pageSize = Int(((try? batchWriter.connection.integer("PRAGMA page_size")) ?? nil) ?? 4096)
                 let written = (batchWriter.connection.pagesWritten - pagesBefore) * pageSize
                 progress.size.adjust(
                     rows: rows, took: ContinuousClock.now - start, target: target,

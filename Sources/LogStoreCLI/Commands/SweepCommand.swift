@@ -12,14 +12,14 @@ enum SweepCommand: Command {
             .value("max-age", "duration",
                    "Remove messages and tasks older than this (default \(SweepFormat.age(defaults.maxAge)))."),
             .value("size-limit", "size",
-                   "Trim the oldest data while the store is larger (default \(Format.bytes(defaults.sizeLimit)))."),
+                   "Trim the oldest data once the store takes 85 % of this (default \(Format.bytes(defaults.sizeLimit)))."),
             .flag("json", "Print the report as one line of JSON: SweepReport's fields and reclaimedBytes."),
         ],
         discussion: """
             The sweep removes messages and network tasks older than --max-age. When stored bodies
             take more than \(bodyShare) of --size-limit, the oldest tasks lose their bodies (the tasks
-            stay) until bodies are back to \(kept) of that share; when the data is still larger
-            than the limit, the oldest messages go, with their tasks, so that about \(kept) remain
+            stay) until bodies are back to \(kept) of that share; when the data still takes more
+            than 85 % of the limit, the oldest messages go, with their tasks, so that about \(kept) remain
             (fewer when the store is so far over that it would still be over: then what brings
             it to \(kept) of the limit).
             Body files a crash left behind are deleted, then the free space is given back to the
