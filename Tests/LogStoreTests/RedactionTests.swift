@@ -136,6 +136,35 @@ struct RedactionTests {
         #expect(redaction.redactBody(json("password=\(secret)"), contentType: nil) == json("password=\(secret)"))
     }
 
+    // MARK: Form bodies
+
+    private let form = "application/x-www-form-urlencoded; charset=utf-8"
+
+    @Test func formFieldsNamedAsQueryItemsOrJSONFieldsAreHidden() {
+        let redaction = Redaction(sensitiveQueryItems: ["token"], sensitiveJSONFields: ["password"])
+        let body = json("user=ann&Password=\(secret)&token=a%20\(secret)&keep=1&&flag")
+        let redacted = redaction.redactBody(body, contentType: form)
+        #expect(String(decoding: redacted, as: UTF8.self)
+            == "user=ann&Password=%3Cprivate%3E&token=%3Cprivate%3E&keep=1&&flag")
+    }
+
+    @Test func formNamesAreComparedDecoded() {
+        let redaction = Redaction(sensitiveJSONFields: ["password", "api key"])
+        let body = json("pass%77ord=\(secret)&api+key=\(secret)&x=1")
+        let redacted = redaction.redactBody(body, contentType: "Application/X-WWW-Form-URLEncoded")
+        #expect(!contains(redacted, secret))
+        #expect(String(decoding: redacted, as: UTF8.self) == "pass%77ord=%3Cprivate%3E&api+key=%3Cprivate%3E&x=1")
+    }
+
+    @Test func formsWithoutSecretsOrOtherTypesAreUnchanged() {
+        let redaction = Redaction(sensitiveJSONFields: ["password"])
+        let plain = json("user=ann&note=password&x=")
+        #expect(redaction.redactBody(plain, contentType: form) == plain)
+        let secretForm = json("password=\(secret)")
+        #expect(redaction.redactBody(secretForm, contentType: "text/plain") == secretForm)
+        #expect(Redaction().redactBody(secretForm, contentType: form) == secretForm)
+    }
+
     @Test func escapedKeysAndAnyValueTypeAreHidden() {
         let body = json(#"{"pass\u0077ord": [1, 2, {"x": "\#(secret)"}], "a": {"password": 12345}}"#)
         let redacted = Redaction(sensitiveJSONFields: ["password"]).redactBody(body, contentType: nil)

@@ -21,6 +21,14 @@ struct SecretsOnDiskTests {
                         headers: ["Set-Cookie": "session=\(secrets[3])", "Content-Type": "application/json"])
     }
 
+    /// A login form: the password and token as form fields.
+    static func formRequest() -> NetworkRequest {
+        NetworkRequest(
+            url: URL(string: "https://api.example.com/v1/session")!, method: "POST",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data("user=ann&password=\(secrets[2])&token=\(secrets[1])".utf8))
+    }
+
     /// A response body large enough to become a file (over the 16 KiB inline limit, even compressed).
     static func responseBody() -> Data {
         var body = #"{"password":"\#(secrets[2])","padding":["#
@@ -41,6 +49,7 @@ struct SecretsOnDiskTests {
                 logger.logTaskCreated(taskID: id, request: Self.request(1))
                 logger.logDataReceived(taskID: id, data: Self.responseBody())
                 logger.logTaskCompleted(taskID: id, response: Self.response(1), error: nil)
+                store.storeRequest(Self.formRequest(), response: Self.response(2), error: nil, data: nil)
                 try await store.flush()
 
                 var count = 0
@@ -53,7 +62,7 @@ struct SecretsOnDiskTests {
                             .compactMap { $0 }
                     }
                     count += 1
-                    if count == 3 { break }
+                    if count == 4 { break }
                 }
                 // Every stored body, decompressed.
                 let keys = try await store.read { db in
@@ -65,7 +74,7 @@ struct SecretsOnDiskTests {
                     Self.expectNoSecret(in: body, "blob \(key)")
                 }
                 let tasks = try await store.tasks(TaskQuery()).tasks
-                #expect(tasks.count == 2)
+                #expect(tasks.count == 3)
                 let details = try #require(try await store.task(id: id))
                 #expect(details.request?.value(forHTTPHeaderField: "Authorization") == "<private>")
             }

@@ -39,6 +39,10 @@ enum MediaType {
     /// Whether a media type (as returned by ``essence(of:)``) is JSON: `application/json`,
     /// `text/json` or any `+json` structured syntax suffix (RFC 6839), such as
     /// `application/problem+json`.
+    /// The media type of an HTML form's fields: `name=value` pairs joined by `&`, encoded as
+    /// query items are.
+    static let form = "application/x-www-form-urlencoded"
+
     static func isJSON(_ essence: String) -> Bool {
         essence == "application/json" || essence == "text/json" || essence.hasSuffix("+json")
     }

@@ -9,9 +9,12 @@ extension Redaction {
     ///   - contentType: The body's media type (see ``NetworkResponse/contentType``); when nil, a
     ///     body whose first non-blank character is `{` or `[` is taken for JSON.
     func redactBody(_ data: Data, contentType: String?) -> Data {
-        guard hasSensitiveJSONFields, !data.isEmpty else { return data }
-        if let contentType {
-            guard let essence = MediaType.essence(of: contentType), MediaType.isJSON(essence) else { return data }
+        guard !data.isEmpty else { return data }
+        let essence = contentType.flatMap(MediaType.essence(of:))
+        if essence == MediaType.form { return redactForm(data) }
+        guard hasSensitiveJSONFields else { return data }
+        if contentType != nil {
+            guard let essence, MediaType.isJSON(essence) else { return data }
         } else {
             guard Self.looksLikeJSON(data) else { return data }
         }

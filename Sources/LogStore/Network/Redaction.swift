@@ -1,7 +1,8 @@
 import Foundation
 
-/// What the store hides before anything reaches disk: header values, URL query item values and
-/// JSON body fields, each replaced by ``placeholder`` (`"<private>"`).
+/// What the store hides before anything reaches disk: header values, URL query item values, and
+/// fields of JSON and form (`application/x-www-form-urlencoded`) bodies, each replaced by
+/// ``placeholder`` (`"<private>"`).
 ///
 /// The store applies it on every path that records a request — `storeRequest`, the network
 /// logger, metrics — so a secret never reaches the database or a blob.
@@ -34,14 +35,15 @@ public struct Redaction: Sendable, Hashable {
         didSet { headerKeys = Self.folded(sensitiveHeaders) }
     }
 
-    /// Query item names whose values are hidden in every recorded URL, matched
-    /// case-insensitively. Default: none.
+    /// Query item names whose values are hidden in every recorded URL, and in form bodies
+    /// (`application/x-www-form-urlencoded`), matched case-insensitively. Default: none.
     public var sensitiveQueryItems: Set<String> {
         didSet { queryKeys = Self.folded(sensitiveQueryItems) }
     }
 
     /// JSON object keys whose values (of any type, objects and arrays included) are hidden in
-    /// request and response bodies, at any depth, matched case-insensitively. Default: none.
+    /// request and response bodies, at any depth, matched case-insensitively; form bodies
+    /// (`application/x-www-form-urlencoded`) hide fields of these names too. Default: none.
     ///
     /// Only JSON bodies are rewritten: a `Content-Type` of `application/json`, `text/json` or any
     /// `+json` type, or, when there is no content type, a body whose first non-blank character is
@@ -85,6 +87,14 @@ public struct Redaction: Sendable, Hashable {
     func isSensitiveQueryItem(_ name: String) -> Bool { queryKeys.contains(name.lowercased()) }
     func isSensitiveJSONField(_ name: String) -> Bool { jsonKeys.contains(name.lowercased()) }
     var hasSensitiveJSONFields: Bool { !jsonKeys.isEmpty }
+
+    /// A form field is hidden when its name is among the query items or the JSON fields: a
+    /// login form's `password` is the JSON body's `password` in another encoding.
+    func isSensitiveFormField(_ name: String) -> Bool {
+        let folded = name.lowercased()
+        return queryKeys.contains(folded) || jsonKeys.contains(folded)
+    }
+    var hasSensitiveFormFields: Bool { !queryKeys.isEmpty || !jsonKeys.isEmpty }
 }
 
 // MARK: - Applying the policy
