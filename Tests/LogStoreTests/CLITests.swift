@@ -580,7 +580,7 @@ import Testing
             #expect(removed.contains(" 300 messages, 60 tasks, 0 bodies dropped, "))
             #expect(removed.hasSuffix(" blobs, 0 orphan files"))
             #expect(run.lines.contains { $0.hasPrefix("Size:") && $0.contains(" → ") && $0.hasSuffix(" reclaimed)") })
-            #expect(run.lines.contains { $0.hasPrefix("Limits:") && $0.hasSuffix("older than 0s, above 256 MB") })
+            #expect(run.lines.contains { $0.hasPrefix("Limits:") && $0.hasSuffix("older than 0s, size 256 MB (trimmed from 85%)") })
 
             let info = try jsonObject(await logstore("info", url.path, "--json").output)
             #expect(info["messageCount"] as? Int == 0)

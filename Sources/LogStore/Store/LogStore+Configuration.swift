@@ -10,8 +10,8 @@ extension LogStore {
     /// ```
     public struct Configuration: Sendable {
         /// The most the store may take on disk (database, WAL and blob files). The sweep trims
-        /// the oldest data once the store reaches 85 % of it, so what is logged while the sweep
-        /// runs still fits. Default: 256 MB.
+        /// the oldest data once the store reaches 85 % of it (``sizeSweepThresholdRatio``), so
+        /// what is logged while the sweep runs still fits. Default: 256 MB.
         public var sizeLimit: Int64 = 256_000_000
 
         /// How often the writer commits what was logged. Default: 300 ms. The writer commits

@@ -338,9 +338,12 @@ struct StepSize: Sendable {
 }
 
 extension LogStore.Configuration {
-    /// The size at which a sweep trims for size: 85 % of ``sizeLimit``, so what is logged while
-    /// the sweep runs still fits under the limit.
+    /// The share of ``sizeLimit`` at which the sweep trims for size: 0.85, so what is logged
+    /// while a size sweep runs still fits under the limit. Fixed; shown by `logstore sweep`.
+    public static let sizeSweepThresholdRatio = 0.85
+
+    /// The size at which a sweep trims for size (``sizeSweepThresholdRatio`` of ``sizeLimit``).
     var sizeSweepThreshold: Int64 {
-        Int64(Double(sizeLimit) * 0.85)
+        Int64(Double(sizeLimit) * Self.sizeSweepThresholdRatio)
     }
 }

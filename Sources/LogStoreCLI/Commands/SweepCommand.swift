@@ -12,14 +12,14 @@ enum SweepCommand: Command {
             .value("max-age", "duration",
                    "Remove messages and tasks older than this (default \(SweepFormat.age(defaults.maxAge)))."),
             .value("size-limit", "size",
-                   "Trim the oldest data once the store takes 85 % of this (default \(Format.bytes(defaults.sizeLimit)))."),
+                   "Trim the oldest data once the store takes \(threshold) of this (default \(Format.bytes(defaults.sizeLimit)))."),
             .flag("json", "Print the report as one line of JSON: SweepReport's fields and reclaimedBytes."),
         ],
         discussion: """
             The sweep removes messages and network tasks older than --max-age. When stored bodies
             take more than \(bodyShare) of --size-limit, the oldest tasks lose their bodies (the tasks
             stay) until bodies are back to \(kept) of that share; when the data still takes more
-            than 85 % of the limit, the oldest messages go, with their tasks, so that about \(kept) remain
+            than \(threshold) of the limit, the oldest messages go, with their tasks, so that about \(kept) remain
             (fewer when the store is so far over that it would still be over: then what brings
             it to \(kept) of the limit).
             Body files a crash left behind are deleted, then the free space is given back to the
@@ -66,7 +66,8 @@ enum SweepCommand: Command {
         let rows: [(String, String)] = [
             ("Removed", SweepFormat.removed(report)),
             ("Size", SweepFormat.sizes(report)),
-            ("Limits", "older than \(SweepFormat.age(configuration.maxAge)), above \(Format.bytes(configuration.sizeLimit))"),
+            ("Limits", "older than \(SweepFormat.age(configuration.maxAge)), size \(Format.bytes(configuration.sizeLimit)) "
+                + "(trimmed from \(threshold))"),
             ("Took", SweepFormat.duration(report)),
         ]
         console.line(style.bold("Swept \(StoreAccess.url(path).path)"))
@@ -84,6 +85,8 @@ enum SweepCommand: Command {
     private static let bodyShare = percent(defaults.blobSizeShare)
     private static let kept = percent(defaults.trimRatio)
     private static let trimmed = percent(1 - defaults.trimRatio)
+    /// The share of the size limit at which the store is trimmed.
+    private static let threshold = percent(LogStore.Configuration.sizeSweepThresholdRatio)
 
     private static func percent(_ fraction: Double) -> String {
         "\(Int((fraction * 100).rounded()))%"
