@@ -3,13 +3,15 @@ import Foundation
 extension Redaction {
     /// The body with the values of ``sensitiveJSONFields`` replaced by `"<private>"`, or the body
     /// itself, byte for byte, when it is not JSON, not valid JSON, or holds no sensitive key.
+    /// A form body goes to ``redactForm(_:)`` instead.
     ///
     /// - Parameters:
     ///   - data: The body as sent or received.
     ///   - contentType: The body's media type (see ``NetworkResponse/contentType``); when nil, a
     ///     body whose first non-blank character is `{` or `[` is taken for JSON.
     func redactBody(_ data: Data, contentType: String?) -> Data {
-        guard !data.isEmpty else { return data }
+        // With no field names configured (the default) nothing in a body can be hidden.
+        guard !data.isEmpty, hasSensitiveFormFields else { return data }
         let essence = contentType.flatMap(MediaType.essence(of:))
         if essence == MediaType.form { return redactForm(data) }
         guard hasSensitiveJSONFields else { return data }
