@@ -207,11 +207,11 @@ struct SizeSampler: Sendable {
                     sampler.longestWithoutCommit = max(sampler.longestWithoutCommit, seconds - lastCommitSeen)
                 }
                 sampler.count += 1
-                sampler.largestWAL = max(sampler.largestWAL, Measure.allocatedBytes(ofFile: url.path + "/logs.sqlite-wal"))
+                let wal = Measure.allocatedBytes(ofFile: url.path + "/logs.sqlite-wal")
+                sampler.largestWAL = max(sampler.largestWAL, wal)
                 if size > sampler.peak {
-                    (sampler.peak, sampler.peakSeconds) = (size, seconds)
+                    (sampler.peak, sampler.peakSeconds, sampler.peakWAL) = (size, seconds, wal)
                     sampler.peakBlobs = Measure.allocatedBytes(inDirectory: url.path + "/blobs")
-                    sampler.peakWAL = Measure.allocatedBytes(ofFile: url.path + "/logs.sqlite-wal")
                 }
                 if size > SweepSoak.sizeLimit {
                     sampler.overLimit += 1

@@ -52,22 +52,15 @@ enum TaskPreparation {
             if case .networkTaskCompleted? = events[$0] { return true }
             return false
         }
-        // Each worker hands back its range's results in one piece: no per-task hashing or locking.
-        let parts = Mutex<[[(index: Int, task: PreparedTask)]]>([])
-        concurrently(indices.count) { range in
-            var local: [(index: Int, task: PreparedTask)] = []
-            local.reserveCapacity(range.count)
-            for position in range {
+        let results = concurrently(indices.count) { range in
+            range.compactMap { position -> (index: Int, task: PreparedTask)? in
                 let index = indices[position]
-                guard case .networkTaskCompleted(let task)? = events[index] else { continue }
-                local.append((index, prepare(task, bodySizeLimit: bodySizeLimit)))
+                guard case .networkTaskCompleted(let task)? = events[index] else { return nil }
+                return (index, prepare(task, bodySizeLimit: bodySizeLimit))
             }
-            parts.withLock { $0.append(local) }
         }
         var prepared = [PreparedTask?](repeating: nil, count: events.count)
-        for part in parts.withLock({ $0 }) {
-            for (index, task) in part { prepared[index] = task }
-        }
+        for (index, task) in results { prepared[index] = task }
         return prepared
     }
 
@@ -95,21 +88,17 @@ enum TaskPreparation {
             }
         }
         let items = work
-        let parts = Mutex<[[(position: Int, compressed: [UInt8])]]>([])
-        concurrently(items.count) { range in
-            guard let compressor = try? ZlibCompressor(level: level) else { return }
-            var local: [(position: Int, compressed: [UInt8])] = []
-            local.reserveCapacity(range.count)
-            for position in range {
+        let results = concurrently(items.count) { range -> [(position: Int, compressed: [UInt8])] in
+            guard let compressor = try? ZlibCompressor(level: level) else { return [] }
+            return range.compactMap { position in
                 var output: [UInt8] = []
                 let isSmaller = (try? items[position].data.withUnsafeBytes {
                     try compressor.compressIfSmaller($0, into: &output)
                 }) ?? false
-                if isSmaller { local.append((position, output)) }
+                return isSmaller ? (position, output) : nil
             }
-            parts.withLock { $0.append(local) }
         }
-        for (position, compressed) in parts.withLock({ $0 }).joined() {
+        for (position, compressed) in results {
             let item = items[position]
             if item.isResponse {
                 prepared[item.index]?.responseBody?.compressed = compressed
@@ -140,18 +129,22 @@ enum TaskPreparation {
         return prepared
     }
 
-    /// Runs `body` over `0..<count` split into one range per CPU (inline when small).
-    private static func concurrently(_ count: Int, _ body: @Sendable (Range<Int>) -> Void) {
-        guard count > 0 else { return }
+    /// Runs `body` over `0..<count` split into one range per CPU (inline when small) and returns
+    /// what the ranges produced, in no particular order: each worker hands back its results in
+    /// one piece, so there is no per-item locking or hashing.
+    private static func concurrently<Result: Sendable>(
+        _ count: Int, _ body: @Sendable (Range<Int>) -> [Result]
+    ) -> [Result] {
+        guard count > 0 else { return [] }
         let workers = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        guard workers > 1 else {
-            body(0..<count)
-            return
-        }
+        guard workers > 1 else { return body(0..<count) }
+        let parts = Mutex<[[Result]]>([])
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let lower = count * worker / workers
             let upper = count * (worker + 1) / workers
-            body(lower..<upper)
+            let part = body(lower..<upper)
+            parts.withLock { $0.append(part) }
         }
+        return Array(parts.withLock { $0 }.joined())
     }
 }

@@ -9,30 +9,25 @@ extension Redaction {
     /// `pass%77ord` is `password`. A field without `=` has no value to hide.
     func redactForm(_ data: Data) -> Data {
         guard hasSensitiveFormFields else { return data }
-        let bytes = [UInt8](data)
-        let placeholder = Array("%3Cprivate%3E".utf8)
-        var result: [UInt8] = []
-        var changed = false
-        var start = 0
-        while start <= bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
-            if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")),
-                isSensitiveFormField(Self.decodedFormName(bytes[start..<equals]))
-            {
-                if !changed { result = Array(bytes[..<start]) }
-                changed = true
-                result += bytes[start...equals]
-                result += placeholder
-            } else if changed {
-                result += bytes[start..<end]
+        let ranges = data.withUnsafeBytes { bytes -> [Range<Int>] in
+            var ranges: [Range<Int>] = []
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")),
+                    isSensitiveFormField(Self.decodedFormName(bytes[start..<equals]))
+                {
+                    ranges.append((equals + 1)..<end)
+                }
+                start = end + 1
             }
-            if changed && end < bytes.count { result.append(UInt8(ascii: "&")) }
-            start = end + 1
+            return ranges
         }
-        return changed ? Data(result) : data
+        guard !ranges.isEmpty else { return data }
+        return Self.replacing(ranges, in: data, with: Data("%3Cprivate%3E".utf8))
     }
 
-    private static func decodedFormName(_ name: ArraySlice<UInt8>) -> String {
+    private static func decodedFormName(_ name: Slice<UnsafeRawBufferPointer>) -> String {
         let spaced = String(decoding: name.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
         return spaced.removingPercentEncoding ?? spaced
     }

@@ -25,7 +25,7 @@ extension Redaction {
             return scanner.sensitiveValueRanges()
         }
         guard let ranges, !ranges.isEmpty else { return data }
-        return Self.replacing(ranges, in: data)
+        return Self.replacing(ranges, in: data, with: Data("\"\(Self.placeholder)\"".utf8))
     }
 
     private static func looksLikeJSON(_ data: Data) -> Bool {
@@ -39,10 +39,9 @@ extension Redaction {
         return false
     }
 
-    /// The data with each range (offsets from its start, sorted, disjoint) replaced by the JSON
-    /// string `"<private>"`.
-    private static func replacing(_ ranges: [Range<Int>], in data: Data) -> Data {
-        let replacement = Data("\"\(placeholder)\"".utf8)
+    /// The data with each range (offsets from its start, sorted, disjoint) replaced by
+    /// `replacement`: the placeholder as the body's format writes it.
+    static func replacing(_ ranges: [Range<Int>], in data: Data, with replacement: Data) -> Data {
         var result = Data()
         result.reserveCapacity(data.count)
         var copied = data.startIndex
