@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Glibc
 import Testing
@@ -427,6 +428,28 @@ struct SweepTests {
     }
 
     // MARK: Schedule
+
+    /// Callers that park every thread of Swift's cooperative pool (blocking logging calls in
+    /// async code) must not stop the schedule: it runs on the sweep's own thread.
+    @Test func theScheduleSweepsWhileTheCooperativePoolIsParked() async throws {
+        var configuration = SweepTests.lossless()
+        configuration.timeSource = Self.stoppedClock(at: Self.now)
+        configuration.sweepDelay = .milliseconds(100)
+        try await withTemporaryStore(options: [.create, .sweep], configuration: configuration) { _, url in
+            // More parked tasks than the pool has threads; this test's own thread waits too.
+            let release = DispatchSemaphore(value: 0)
+            let parked = 4 * max(2, ProcessInfo.processInfo.activeProcessorCount)
+            for _ in 0..<parked { Task.detached { release.wait() } }
+            defer { for _ in 0..<parked { release.signal() } }
+            var sweep: LogStore.SweepReport?
+            let deadline = Date().addingTimeInterval(5)
+            while sweep == nil && Date() < deadline {
+                usleep(10_000)  // blocking on purpose: the pool is parked
+                sweep = try Manifest.read(in: url).lastSweep
+            }
+            #expect(sweep?.trigger == .schedule, "no scheduled sweep while the pool was parked")
+        }
+    }
 
     @Test func theScheduleSweepsPeriodicallyWhileOpen() async throws {
         var configuration = SweepTests.lossless()

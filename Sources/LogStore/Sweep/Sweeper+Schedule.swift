@@ -18,7 +18,7 @@ extension Sweeper {
             of: LogStore.SweepReport.Trigger.self, bufferingPolicy: .bufferingNewest(1))
         let clock = configuration.timeSource
         let firstWait = max(configuration.sweepDelay.seconds, timeUntilDue(now: clock.now()))
-        let loop = Task { [weak self] in
+        let loop = Task(executorPreference: SweepExecutor.shared) { [weak self] in
             var timer = Self.timer(after: firstWait, clock: clock, triggers: continuation)
             for await trigger in triggers {
                 timer.cancel()
@@ -75,7 +75,7 @@ extension Sweeper {
         after seconds: Double, clock: LogStore.TimeSource,
         triggers: AsyncStream<LogStore.SweepReport.Trigger>.Continuation
     ) -> Task<Void, Never> {
-        Task {
+        Task(executorPreference: SweepExecutor.shared) {
             do {
                 try await clock.sleep(.seconds(seconds))
             } catch {

@@ -40,7 +40,7 @@ final class Sweeper: Sendable {
     func sweep(_ trigger: LogStore.SweepReport.Trigger) async throws -> LogStore.SweepReport {
         let task = running.withLock { running -> Task<LogStore.SweepReport, any Error> in
             if let running { return running }
-            let task = Task { try await self.run(trigger) }
+            let task = Task(executorPreference: SweepExecutor.shared) { try await self.run(trigger) }
             running = task
             return task
         }
