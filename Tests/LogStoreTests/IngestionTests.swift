@@ -232,7 +232,7 @@ struct IngestionTests {
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "flood", level: .info, message: "held")
             let firstFlush = Task { try await store.flush() }
-            await held.waitUntilHeld()
+            try await held.waitUntilHeld()
 
             let total = 20_000
             var logged: [LogStore.Level: Int] = [:]
@@ -321,7 +321,7 @@ struct IngestionTests {
 
             try await store.close()
             var published: [String] = []
-            for await event in events {
+            for event in try await collect(events) {
                 if case .messageStored(let message) = event { published.append(message.message) }
             }
             #expect(published == ["login with <private>", "plain"])
@@ -384,7 +384,7 @@ struct IngestionTests {
             let expected = (0..<500).map { "e\($0)" }
             for stream in [first, second] {
                 var texts: [String] = []
-                for await event in stream {
+                for event in try await collect(stream) {
                     if case .messageStored(let message) = event { texts.append(message.message) }
                 }
                 #expect(texts == expected)
@@ -396,9 +396,7 @@ struct IngestionTests {
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url)
             try await store.close()
-            var count = 0
-            for await _ in store.events { count += 1 }
-            #expect(count == 0)
+            #expect(try await collect(store.events).isEmpty)
         }
     }
 

@@ -228,14 +228,13 @@ struct NetworkTaskTests {
             logger.logTaskCompleted(taskID: id, response: NetworkResponse(url: Self.url, statusCode: 200), error: nil)
             try await store.flush()
             var kinds: [String] = []
-            for await event in events {
+            for event in try await collect(events, upTo: 3) {
                 switch event {
                 case .networkTaskCreated(let created): kinds.append("created \(created.taskID == id)")
                 case .networkTaskProgressUpdated: kinds.append("progress")
                 case .networkTaskCompleted(let completed): kinds.append("completed \(completed.taskID == id)")
                 case .messageStored: kinds.append("message")
                 }
-                if kinds.count == 3 { break }
             }
             #expect(kinds == ["created true", "progress", "completed true"])
         }

@@ -52,8 +52,7 @@ struct SecretsOnDiskTests {
                 store.storeRequest(Self.formRequest(), response: Self.response(2), error: nil, data: nil)
                 try await store.flush()
 
-                var count = 0
-                for await event in events {
+                for event in try await collect(events, upTo: 4) {
                     // Headers and URLs as JSON text; bodies as their raw bytes (JSON would
                     // base64 them, hiding a secret from the scan).
                     published.append(try JSONEncoder().encode(event))
@@ -61,8 +60,6 @@ struct SecretsOnDiskTests {
                         published += [completed.requestBody, completed.responseBody, completed.request.body]
                             .compactMap { $0 }
                     }
-                    count += 1
-                    if count == 4 { break }
                 }
                 // Every stored body, decompressed.
                 let keys = try await store.read { db in

@@ -177,7 +177,7 @@ struct SessionTests {
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "app", level: .info, message: "in the held batch")
             let flush = Task { try await store.flush() }
-            await held.waitUntilHeld()
+            try await held.waitUntilHeld()
             store.storeMessage(label: "app", level: .info, message: "waiting in the buffer")
             let removal = Task { try await store.removeAll() }
             // Give the removal time to queue its work; releasing the writer earlier would only

@@ -20,6 +20,26 @@ struct SweepTests {
         return configuration
     }
 
+    /// A clock stopped at `now` that records every wait the schedule asks for and then waits
+    /// until it is cancelled (the store closes): a test reads what the schedule decided
+    /// instead of sleeping and seeing nothing happen.
+    static func recordingClock(at now: Date, waits: Recorder<[Duration]>) -> LogStore.TimeSource {
+        LogStore.TimeSource(now: { now }, sleep: { duration in
+            waits.update { $0.append(duration) }
+            try await Task.sleep(for: .seconds(86_400))
+        })
+    }
+
+    /// Waits (at most `seconds`) until the schedule has asked `waits` for a wait.
+    static func firstWait(_ waits: Recorder<[Duration]>, seconds: Double = 10) async throws -> Duration {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let first = waits.current.first { return first }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TimeLimitExceeded(seconds: seconds)
+    }
+
     /// A clock stopped at `now` that sleeps for real.
     static func stoppedClock(at now: Date) -> LogStore.TimeSource {
         LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
@@ -482,9 +502,12 @@ struct SweepTests {
             try await withStore(at: url, configuration: configuration) { store in _ = try await store.sweep() }
 
             configuration.sweepDelay = .milliseconds(10)
-            configuration.timeSource = Self.stoppedClock(at: Self.now.addingTimeInterval(600))
+            let waits = Recorder<[Duration]>([])
+            configuration.timeSource = Self.recordingClock(at: Self.now.addingTimeInterval(600), waits: waits)
             try await withStore(at: url, options: [.sweep], configuration: configuration) { store in
-                try await Task.sleep(for: .milliseconds(300))
+                // The schedule waits for the rest of the interval instead of sweeping now.
+                let wait = try await Self.firstWait(waits)
+                #expect(abs(wait.seconds - (configuration.sweepInterval.seconds - 600)) < 1, "\(wait)")
                 #expect(try await store.info().lastSweep?.date == Self.now)
             }
             let later = Self.now.addingTimeInterval(2 * 3_600)
@@ -507,15 +530,16 @@ struct SweepTests {
         // The schedule alone would not sweep during the test.
         configuration.sweepDelay = .seconds(3_600)
         try await withTemporaryStore(options: [.create, .sweep], configuration: configuration) { store, _ in
+            // About 3 MB of messages: past the limit, whatever the page overhead.
             let padding = String(repeating: "z", count: 300)
-            var i = 0
-            let deadline = Date().addingTimeInterval(20)
-            while try await store.info().lastSweep == nil, Date() < deadline {
-                for _ in 0..<2_000 {
-                    store.storeMessage(label: "grow", level: .info, message: "\(i) \(padding)")
-                    i += 1
-                }
-                try await store.flush()
+            for i in 0..<10_000 {
+                store.storeMessage(label: "grow", level: .info, message: "\(i) \(padding)")
+                if i.isMultiple(of: 1_000) { try await store.flush() }
+            }
+            try await store.flush()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await store.info().lastSweep == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
             }
             let sweep = try #require(try await store.info().lastSweep)
             #expect(sweep.trigger == .size)
@@ -626,13 +650,25 @@ struct SweepTests {
             var configuration = SweepTests.lossless()
             configuration.maxAge = .seconds(1)
             configuration.sweepDelay = .milliseconds(1)
+            let readOnlyWaits = Recorder<[Duration]>([])
+            configuration.timeSource = Self.recordingClock(at: Self.now.addingTimeInterval(3_600), waits: readOnlyWaits)
             try await withStore(at: url, options: [.readonly, .sweep], configuration: configuration) { store in
                 let error = await #expect(throws: LogStore.Error.self) { try await store.sweep() }
                 #expect(error?.kind == .readonly)
-                try await Task.sleep(for: .milliseconds(200))
+                #expect(try await store.info().messageCount == 1)
+                #expect(try Data(contentsOf: url.appendingPathComponent("manifest.json")) == manifest)
+                // A writable store opened after it has started its schedule (it asked for its
+                // first wait); the read-only one has none.
+                let writerWaits = Recorder<[Duration]>([])
+                var writerConfiguration = configuration
+                writerConfiguration.sweepDelay = .seconds(3_600)
+                writerConfiguration.timeSource = Self.recordingClock(at: Self.now, waits: writerWaits)
+                try await withStore(at: url, options: [.sweep], configuration: writerConfiguration) { _ in
+                    _ = try await Self.firstWait(writerWaits)
+                }
+                #expect(readOnlyWaits.current.isEmpty)
                 #expect(try await store.info().messageCount == 1)
             }
-            #expect(try Data(contentsOf: url.appendingPathComponent("manifest.json")) == manifest)
         }
     }
 }

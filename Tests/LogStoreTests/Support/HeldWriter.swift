@@ -19,14 +19,14 @@ final class HeldWriter: Sendable {
         }
     }
 
-    /// Returns once the writer is held.
-    func waitUntilHeld() async {
-        await withCheckedContinuation { continuation in
+    /// Returns once the writer is held; throws when it is not within `seconds`.
+    func waitUntilHeld(seconds: Double = 10) async throws {
+        let held = await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [entered] in
-                entered.wait()
-                continuation.resume()
+                continuation.resume(returning: entered.wait(timeout: .now() + seconds) == .success)
             }
         }
+        guard held else { throw TimeLimitExceeded(seconds: seconds) }
     }
 
     /// Lets the writer go on.

@@ -1,0 +1,38 @@
+import LogStore
+
+/// A wait in a test took longer than its bound: the test fails instead of hanging the suite.
+struct TimeLimitExceeded: Error, CustomStringConvertible {
+    let seconds: Double
+    var description: String { "gave up after \(seconds) s" }
+}
+
+/// Runs `body`, throwing ``TimeLimitExceeded`` (and cancelling it) when it takes longer than
+/// `seconds`.
+func withinTimeLimit<T: Sendable>(
+    seconds: Double = 10, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimeLimitExceeded(seconds: seconds) }
+        return value
+    }
+}
+
+/// The events of `stream` until it ends or `count` have arrived, within `seconds`.
+func collect(
+    _ stream: AsyncStream<LogStore.Event>, upTo count: Int = .max, seconds: Double = 10
+) async throws -> [LogStore.Event] {
+    try await withinTimeLimit(seconds: seconds) {
+        var events: [LogStore.Event] = []
+        for await event in stream {
+            events.append(event)
+            if events.count >= count { break }
+        }
+        return events
+    }
+}
