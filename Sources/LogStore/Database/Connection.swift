@@ -156,6 +156,14 @@ final class Connection {
         return statement.isNull(at: 0) ? nil : statement.string(at: 0)
     }
 
+    /// Sets the longest string or blob (and row) this connection accepts, in bytes, and returns
+    /// the previous limit; the corresponding C function is `sqlite3_limit(SQLITE_LIMIT_LENGTH)`.
+    /// Tests lower it to make a bind fail for real.
+    @discardableResult
+    func setLengthLimit(_ bytes: Int32) -> Int32 {
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, bytes)
+    }
+
     /// Rows changed by the last statement; the corresponding C function is `sqlite3_changes64`.
     var changes: Int64 { sqlite3_changes64(handle) }
 
