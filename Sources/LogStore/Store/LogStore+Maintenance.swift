@@ -92,11 +92,12 @@ extension LogStore {
             // Reads that borrow the writer's connection must not write through it.
             if readonlyWriterConnection { try connection.execute("PRAGMA query_only = ON") }
             let reader = SQLReader(connection: connection, isWriterConnection: readonlyWriterConnection)
-            defer {
-                reader.endOpenTransaction()
-                if readonlyWriterConnection { _ = try? connection.execute("PRAGMA query_only = OFF") }
-            }
-            return try body(reader)
+            let result = Result { try body(reader) }
+            reader.endOpenTransaction()
+            // A writer connection left query-only would fail every later write: that failure
+            // is reported here, over the body's own.
+            if readonlyWriterConnection { try connection.execute("PRAGMA query_only = OFF") }
+            return try result.get()
         }
     }
 }
