@@ -93,10 +93,11 @@ extension LogStore {
             if readonlyWriterConnection { try connection.execute("PRAGMA query_only = ON") }
             let reader = SQLReader(connection: connection, isWriterConnection: readonlyWriterConnection)
             let result = Result { try body(reader) }
-            reader.endOpenTransaction()
-            // A writer connection left query-only would fail every later write: that failure
-            // is reported here, over the body's own.
+            // A transaction left open, or a writer connection left query-only, would fail every
+            // later write: those failures are reported here, over the body's own.
+            let ended = Result { () throws(DatabaseError) in try reader.endOpenTransaction() }
             if readonlyWriterConnection { try connection.execute("PRAGMA query_only = OFF") }
+            try ended.get()
             return try result.get()
         }
     }
