@@ -79,7 +79,7 @@ import Testing
         try await withTemporaryStoreURL { url in
             #expect(await logstore("demo", url.path, "--count", "2000", "--sessions", "3", "--seed", "1").status == 0)
             let store = try await LogStore(storeURL: url, options: [.readonly])
-            let page = try await store.messages(MessageQuery(order: .oldestFirst, limit: 5000))
+            let page = try await store.messages(MessageQuery(order: .oldestFirst, limit: 5000, includesTaskMessages: true))
             try await store.close()
             // The network tasks' technical messages share the timeline (and carry the task's id).
             let logged = page.messages.filter { $0.metadata["taskID"] == nil }

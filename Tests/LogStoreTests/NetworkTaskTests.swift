@@ -69,8 +69,8 @@ struct NetworkTaskTests {
             #expect(try await store.blobData(forKey: requestKey) == Self.jsonBody(1))
 
             // One timeline: the task's technical message sits beside logged messages, but only
-            // logged messages are counted.
-            let messages = try await allMessages(store)
+            // logged messages are counted (and queries show it only when asked).
+            let messages = try await allMessages(store, MessageQuery(includesTaskMessages: true))
             #expect(messages.map(\.label) == ["app", "orders"])
             #expect(messages.last?.level == .debug)
             #expect(messages.last?.text.hasPrefix("POST https://api.example.com/v1/orders") == true, "\(messages.last?.text ?? "")")
@@ -93,7 +93,7 @@ struct NetworkTaskTests {
             let tasks = try await store.tasks(TaskQuery(order: .oldestFirst)).tasks
             #expect(tasks.map(\.state) == [.failure, .failure, .success])
             #expect(tasks[1].error?.code == URLError.Code.timedOut.rawValue)
-            let levels = try await allMessages(store).map(\.level)
+            let levels = try await allMessages(store, MessageQuery(includesTaskMessages: true)).map(\.level)
             #expect(levels == [.error, .error, .debug])
             #expect(try await store.tasks(TaskQuery(states: [.failure])).tasks.count == 2)
             #expect(try await store.tasks(TaskQuery(statusCodes: 500...599)).tasks.count == 1)
@@ -155,7 +155,7 @@ struct NetworkTaskTests {
             #expect(details.summary.state == .success)
             #expect(details.decodingError != nil)
             #expect(try await store.blobData(forKey: try #require(details.responseBodyKey)) == Data("hello world".utf8))
-            #expect(try await allMessages(store).map(\.label) == ["client"])
+            #expect(try await allMessages(store, MessageQuery(includesTaskMessages: true)).map(\.label) == ["client"])
         }
     }
 

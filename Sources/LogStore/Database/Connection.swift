@@ -156,6 +156,25 @@ final class Connection {
         return statement.isNull(at: 0) ? nil : statement.string(at: 0)
     }
 
+    /// Turns foreign key enforcement on or off and checks that it took: SQLite ignores the
+    /// pragma silently inside a transaction.
+    func setForeignKeys(_ enabled: Bool) throws(DatabaseError) {
+        try execute("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+        guard try integer("PRAGMA foreign_keys") == (enabled ? 1 : 0) else {
+            throw DatabaseError(
+                extendedCode: SQLITE_ERROR, message: "foreign_keys could not be set (inside a transaction?)",
+                sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+        }
+    }
+
+    /// Sets the longest string or blob (and row) this connection accepts, in bytes, and returns
+    /// the previous limit; the corresponding C function is `sqlite3_limit(SQLITE_LIMIT_LENGTH)`.
+    /// Tests lower it to make a bind fail for real.
+    @discardableResult
+    func setLengthLimit(_ bytes: Int32) -> Int32 {
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, bytes)
+    }
+
     /// Rows changed by the last statement; the corresponding C function is `sqlite3_changes64`.
     var changes: Int64 { sqlite3_changes64(handle) }
 

@@ -97,9 +97,11 @@ public struct SQLReader: ~Copyable {
     /// statement): on a pooled reader it would pin an old snapshot, and on the writer's own
     /// connection it would make every later commit fail. The corresponding C function is
     /// `sqlite3_get_autocommit`.
-    func endOpenTransaction() {
+    ///
+    /// - Throws: when the rollback fails and the transaction stays open (reported, since the
+    ///   connection is then unusable for the writer).
+    func endOpenTransaction() throws(DatabaseError) {
         guard sqlite3_get_autocommit(connection.handle) == 0 else { return }
-        // Only a read can be undone here; a failure leaves nothing worse than before.
-        _ = try? connection.execute("ROLLBACK")
+        try connection.execute("ROLLBACK")
     }
 }

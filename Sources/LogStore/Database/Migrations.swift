@@ -37,9 +37,8 @@ enum Migrations {
         }
         for version in current..<latestVersion {
             let step = all[version]
-            if step.rebuildsTables { try connection.execute("PRAGMA foreign_keys = OFF") }
-            defer { if step.rebuildsTables { try? connection.execute("PRAGMA foreign_keys = ON") } }
-            try connection.transaction {
+            if step.rebuildsTables { try connection.setForeignKeys(false) }
+            let migrated = Result { try connection.transaction {
                 // Another process may have migrated since the version was read outside.
                 guard try currentVersion(connection) == version else { return }
                 try connection.execute(step.sql)
@@ -49,7 +48,14 @@ enum Migrations {
                         message: "a row refers to a missing one after migration \(version + 1)", sql: nil)
                 }
                 try connection.execute("PRAGMA user_version = \(version + 1)")
+            } }
+            // Foreign keys come back on whether or not the step committed; the step's own
+            // failure is reported first, a failure to restore them otherwise.
+            let restored = Result { () throws(DatabaseError) in
+                if step.rebuildsTables { try connection.setForeignKeys(true) }
             }
+            try migrated.get()
+            try restored.get()
         }
     }
 

@@ -22,15 +22,34 @@ final class Statement {
         sqlite3_finalize(handle)
     }
 
-    /// Resets the statement for another run. Bindings stay: callers bind every parameter,
-    /// and keeping them lets SQLite reuse each parameter's buffer instead of allocating anew.
+    /// The first bind since the last reset that SQLite refused (`SQLITE_TOOBIG`, `SQLITE_RANGE`,
+    /// `SQLITE_NOMEM`), and the parameter's index. Binding does not throw, so call sites stay
+    /// one line per parameter; ``step()`` and ``run()`` throw it instead of running with a
+    /// parameter SQLite left NULL.
+    private var bindFailure: (resultCode: Int32, index: Int32)?
+
+    /// Resets the statement for another run and forgets a failed bind. Bindings stay: callers
+    /// bind every parameter, and keeping them lets SQLite reuse each parameter's buffer instead
+    /// of allocating anew.
     func reset() {
         sqlite3_reset(handle)
+        bindFailure = nil
     }
 
     /// Advances to the next row: `true` when a row is ready, `false` when the statement is done.
+    ///
+    /// - Throws: a failed bind since the last reset (naming the parameter), or the step's failure.
     @discardableResult
     func step() throws(DatabaseError) -> Bool {
+        if let bindFailure {
+            self.bindFailure = nil
+            sqlite3_reset(handle)
+            throw DatabaseError(
+                extendedCode: bindFailure.resultCode,
+                message: "binding parameter \(bindFailure.index) failed: "
+                    + String(cString: sqlite3_errstr(bindFailure.resultCode)),
+                sql: sql)
+        }
         let result = sqlite3_step(handle)
         switch result {
         case SQLITE_ROW: return true
@@ -44,46 +63,47 @@ final class Statement {
 
     /// Runs a statement that returns no rows and resets it.
     func run() throws(DatabaseError) {
-        defer { sqlite3_reset(handle) }
+        defer { reset() }
         while try step() {}
     }
 
     // MARK: Binding (indexes are 1-based, as in SQLite)
 
+    /// The one check of every `sqlite3_bind_*` result: keeps the first failure for ``step()``.
+    @inline(__always)
+    private func checkBind(_ resultCode: Int32, at index: Int32) {
+        if resultCode != SQLITE_OK && bindFailure == nil { bindFailure = (resultCode, index) }
+    }
+
     func bind(_ value: Int64, at index: Int32) {
-        sqlite3_bind_int64(handle, index, value)
+        checkBind(sqlite3_bind_int64(handle, index, value), at: index)
     }
 
     func bind(_ value: Int, at index: Int32) {
-        sqlite3_bind_int64(handle, index, Int64(value))
+        checkBind(sqlite3_bind_int64(handle, index, Int64(value)), at: index)
     }
 
     func bind(_ value: Double, at index: Int32) {
-        sqlite3_bind_double(handle, index, value)
+        checkBind(sqlite3_bind_double(handle, index, value), at: index)
     }
 
     func bind(_ value: String, at index: Int32) {
         var value = value
-        value.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { text in
-                // An empty buffer may have no address; SQLite reads a nil pointer as NULL, so
-                // an empty string binds as a zero-length string literal instead.
-                guard let base = text.baseAddress else {
-                    _ = sqlite3_bind_text(handle, index, "", 0, logstore_sqlite_transient())
-                    return
-                }
-                _ = sqlite3_bind_text(handle, index, base, Int32(text.count), logstore_sqlite_transient())
-            }
-        }
+        value.withUTF8 { bytes in bindText(UnsafeRawBufferPointer(bytes), at: index) }
     }
 
-    /// Binds UTF-8 bytes as text (no `String` needed).
+    /// Binds UTF-8 bytes as text (no `String` needed). The 64-bit length cannot trap; text over
+    /// SQLite's length limit fails the bind (`SQLITE_TOOBIG`), reported by ``step()``.
     func bindText(_ utf8: UnsafeRawBufferPointer, at index: Int32) {
+        // An empty buffer may have no address; SQLite reads a nil pointer as NULL, so an empty
+        // string binds as a zero-length string literal instead.
         guard let base = utf8.baseAddress?.assumingMemoryBound(to: CChar.self) else {
-            _ = sqlite3_bind_text(handle, index, "", 0, logstore_sqlite_transient())
+            checkBind(sqlite3_bind_text64(handle, index, "", 0, logstore_sqlite_transient(), UInt8(SQLITE_UTF8)), at: index)
             return
         }
-        _ = sqlite3_bind_text(handle, index, base, Int32(utf8.count), logstore_sqlite_transient())
+        checkBind(
+            sqlite3_bind_text64(handle, index, base, UInt64(utf8.count), logstore_sqlite_transient(), UInt8(SQLITE_UTF8)),
+            at: index)
     }
 
     func bind(_ value: String?, at index: Int32) {
@@ -92,13 +112,15 @@ final class Statement {
 
     func bind(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
         // A zero-length blob must still be a blob, not NULL: SQLite treats a nil pointer as NULL.
-        sqlite3_bind_blob64(
-            handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count),
-            logstore_sqlite_transient())
+        checkBind(
+            sqlite3_bind_blob64(
+                handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count),
+                logstore_sqlite_transient()),
+            at: index)
     }
 
     func bindNull(at index: Int32) {
-        sqlite3_bind_null(handle, index)
+        checkBind(sqlite3_bind_null(handle, index), at: index)
     }
 
     func bind(_ value: DatabaseValue, at index: Int32) {

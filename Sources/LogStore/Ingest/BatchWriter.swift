@@ -129,10 +129,13 @@ final class BatchWriter {
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(message.level.rawValue), at: 3)
         statement.bind(labelID, at: 4)
-        statement.bind(message.message, at: 5)
+        bindCapped(message.message, at: 5, of: statement)
         if let metadata = message.metadata, !metadata.isEmpty {
             metadataBuffer.removeAll(keepingCapacity: true)
             MetadataJSON.write(metadata, to: &metadataBuffer)
+            if let cut = metadataBuffer.withUnsafeBytes({ SizeCap.truncatedMetadata($0, limit: LogStore.maxMetadataBytes) }) {
+                metadataBuffer = cut
+            }
             metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 6) }
         } else {
             statement.bindNull(at: 6)
@@ -146,6 +149,20 @@ final class BatchWriter {
         if taskRowID == nil { count(labelID: labelID, level: message.level) }
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
+        }
+    }
+
+    /// Binds a message's text, cut to ``LogStore/maxMessageBytes`` (so no single message can
+    /// fail its batch on SQLite's length limit).
+    private func bindCapped(_ text: String, at index: Int32, of statement: Statement) {
+        var text = text
+        text.withUTF8 { bytes in
+            let utf8 = UnsafeRawBufferPointer(bytes)
+            if let cut = SizeCap.truncated(utf8, limit: LogStore.maxMessageBytes) {
+                cut.withUnsafeBytes { statement.bindText($0, at: index) }
+            } else {
+                statement.bindText(utf8, at: index)
+            }
         }
     }
 

@@ -5,7 +5,8 @@ import Glibc
 final class CallingThread: Sendable {
     /// The kernel thread id (what `top -H` and `/proc/<pid>/task` show).
     let id: Int32
-    /// The thread's name, when it has one other than the process name.
+    /// The thread's name, when it has one other than the process name; for a worker thread of
+    /// libdispatch (Swift concurrency's threads on Linux), its root queue's full label.
     let name: String?
 
     private init(id: Int32, name: String?) {
@@ -46,7 +47,31 @@ final class CallingThread: Sendable {
             // Unnamed threads inherit the process name, which says nothing about the thread.
             name = nil
         }
-        return CallingThread(id: id, name: name)
+        return CallingThread(id: id, name: name.flatMap(untruncated))
+    }
+
+    /// The kernel keeps 15 bytes of a thread's name.
+    static let kernelNameLength = 15
+
+    /// The labels of libdispatch's root queues, after which it names its worker threads.
+    static let rootQueueLabels: [String] = ["maintenance", "background", "utility", "default", "user-initiated",
+                                            "user-interactive"].flatMap { qos in
+        ["com.apple.root.\(qos)-qos", "com.apple.root.\(qos)-qos.overcommit"]
+    }
+
+    /// A thread name as the kernel gave it, with a libdispatch worker's name restored to its
+    /// root queue's label. The kernel keeps the last 15 bytes of that label (`oot.default-qos`
+    /// for `com.apple.root.default-qos`), which names no queue anyone knows. The overcommit
+    /// pools (serial queues run there) all cut to `-qos.overcommit`; such a name says nothing
+    /// certain about the thread and is dropped.
+    static func untruncated(_ name: String) -> String? {
+        guard name.utf8.count == kernelNameLength else { return name }
+        let labels = rootQueueLabels.filter { $0.utf8.count > kernelNameLength && $0.hasSuffix(name) }
+        switch labels.count {
+        case 0: return name
+        case 1: return labels[0]
+        default: return nil
+        }
     }
 
     private static func readSmallFile(_ path: String) -> String? {

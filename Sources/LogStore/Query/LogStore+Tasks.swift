@@ -114,11 +114,11 @@ enum TaskRows {
         guard try statement.step() else { return nil }
         let summary = summary(statement)
         let rowID = summary.rowID
-        let decoder = StoreJSON.decoder
-        let request = statement.optionalString(at: 20).flatMap { try? decoder.decode(NetworkRequest.self, from: Data($0.utf8)) }
-        let response = statement.optionalString(at: 21).flatMap { try? decoder.decode(NetworkResponse.self, from: Data($0.utf8)) }
+        var undecodable: [String: String] = [:]
+        let request = decodeStored(NetworkRequest.self, statement.optionalString(at: 20), part: "request", into: &undecodable)
+        let response = decodeStored(NetworkResponse.self, statement.optionalString(at: 21), part: "response", into: &undecodable)
         let flags = statement.int64(at: 24)
-        let metadataJSON = statement.optionalString(at: 27)
+        let metadata = decodeStored([String: String].self, statement.optionalString(at: 27), part: "metadata", into: &undecodable)
         var details = NetworkTaskDetails(
             summary: summary, request: request, response: response,
             requestBodyKey: statement.isNull(at: 22) || statement.string(at: 22).isEmpty ? nil : statement.string(at: 22),
@@ -127,19 +127,36 @@ enum TaskRows {
             isResponseBodyOverLimit: flags & TaskBodyFlags.responseBodyOverLimit != 0,
             transactions: [], taskDescription: statement.optionalString(at: 25),
             decodingError: statement.optionalString(at: 26),
-            metadata: metadataJSON.flatMap { try? decoder.decode([String: String].self, from: Data($0.utf8)) } ?? [:])
+            metadata: metadata ?? [:])
         details.isRequestBodyRemoved = flags & TaskBodyFlags.requestBodyDropped != 0
         details.isResponseBodyRemoved = flags & TaskBodyFlags.responseBodyDropped != 0
-        let transactions = try connection.prepare("SELECT json FROM task_transactions WHERE task_id = ? ORDER BY position")
+        let transactions = try connection.prepare("SELECT position, json FROM task_transactions WHERE task_id = ? ORDER BY position")
         transactions.bind(rowID, at: 1)
         while try transactions.step() {
-            if let transaction = try? decoder.decode(
-                NetworkTransactionMetrics.self, from: Data(transactions.string(at: 0).utf8))
+            if let transaction = decodeStored(
+                NetworkTransactionMetrics.self, transactions.string(at: 1), part: "transactions[\(transactions.int(at: 0))]",
+                into: &undecodable)
             {
                 details.transactions.append(transaction)
             }
         }
+        details.undecodableJSON = undecodable
         return details
+    }
+
+    /// Decodes a stored JSON column; text that does not decode is kept in `undecodable` under
+    /// `part` (see ``NetworkTaskDetails/undecodableJSON``), so one damaged part neither hides
+    /// the task nor vanishes without a trace.
+    private static func decodeStored<T: Decodable>(
+        _ type: T.Type, _ json: String?, part: String, into undecodable: inout [String: String]
+    ) -> T? {
+        guard let json else { return nil }
+        do {
+            return try StoreJSON.decoder.decode(type, from: Data(json.utf8))
+        } catch {
+            undecodable[part] = json
+            return nil
+        }
     }
 
     private static func summary(_ statement: Statement) -> NetworkTaskSummary {

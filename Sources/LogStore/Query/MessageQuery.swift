@@ -26,6 +26,11 @@ public struct MessageQuery: Sendable, Hashable {
     public var limit: Int
     /// Continue after the last message of an earlier page (``MessagePage/nextCursor``).
     public var cursor: Cursor?
+    /// Whether the technical messages of network tasks (one per completed task, label `network`
+    /// unless set) are included. Default: `false`, so pages, ``LogStore/count(_:)`` and
+    /// ``LogStore/Info/messageCount`` all see the same logged messages; set it to see the
+    /// network timeline beside them (``LogStore/task(id:)`` has the task itself).
+    public var includesTaskMessages: Bool
 
     /// The order of query results. Messages are ordered by their row id, which is the order the
     /// writer committed them in: the order of logging. (A message logged with an explicit
@@ -64,7 +69,8 @@ public struct MessageQuery: Sendable, Hashable {
         until: Date? = nil,
         order: SortOrder = .newestFirst,
         limit: Int = 100,
-        cursor: Cursor? = nil
+        cursor: Cursor? = nil,
+        includesTaskMessages: Bool = false
     ) {
         self.levels = levels
         self.labels = labels
@@ -74,6 +80,7 @@ public struct MessageQuery: Sendable, Hashable {
         self.order = order
         self.limit = limit
         self.cursor = cursor
+        self.includesTaskMessages = includesTaskMessages
     }
 }
 

@@ -45,8 +45,11 @@ struct MessageQuerySQL {
         if let labelIDs, let levels = query.levels, levels.lowerBound >= .warning {
             statistics = try LevelStatistics(connection: connection, labelIDs: labelIDs, levels: levels, sessionIDs: sessionIDs)
         }
+        // Stores before network tasks (read-only, unmigrated) have no technical messages.
+        let hasTaskMessages = try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks
         return MessageQuerySQL(
-            query, labelIDs: labelIDs, sessionIDs: sessionIDs, idRange: idRange, statistics: statistics)
+            query, labelIDs: labelIDs, sessionIDs: sessionIDs, idRange: idRange, statistics: statistics,
+            hasTaskMessages: hasTaskMessages)
     }
 
     /// The ids that can hold messages of these sessions in this time window, from the blocks
@@ -67,10 +70,15 @@ struct MessageQuerySQL {
 
     init(
         _ query: MessageQuery, labelIDs: [Int64]?, sessionIDs: [Int64]?, idRange: ClosedRange<Int64>?,
-        statistics: LevelStatistics? = nil
+        statistics: LevelStatistics? = nil, hasTaskMessages: Bool = true
     ) {
         var filters: [String] = []
         var filterArguments: [DatabaseValue] = []
+        // One rule for pages and both counts: `message_counts` holds logged messages only, so
+        // the rows a page returns must be those too unless the query asks for task messages.
+        if hasTaskMessages && !query.includesTaskMessages {
+            filters.append("task_id IS NULL")
+        }
         if let idRange {
             filters.append("id BETWEEN \(idRange.lowerBound) AND \(idRange.upperBound)")
         }
@@ -95,6 +103,12 @@ struct MessageQuerySQL {
                 conditions.append("level BETWEEN \(levels.lowerBound.rawValue) AND \(levels.upperBound.rawValue)")
             }
             countSQL = "SELECT coalesce(sum(count), 0) FROM message_counts" + Self.whereClause(conditions)
+            if hasTaskMessages && query.includesTaskMessages {
+                // Technical messages are not in `message_counts`: count them through their
+                // partial index (one row per task).
+                countSQL = "SELECT (\(countSQL)) + (SELECT count(*) FROM messages"
+                    + Self.whereClause(["task_id IS NOT NULL"] + conditions) + ")"
+            }
             countArguments = []
         } else {
             // A time window: count the rows, with plain conditions the indexes cover.

@@ -127,4 +127,9 @@ public struct NetworkTaskDetails: Sendable, Hashable, Codable {
     public var decodingError: String?
     /// Extra facts (an image's `imageFormat`, `imageWidth`, `imageHeight`).
     public var metadata: [String: String]
+    /// The stored JSON of parts that did not decode (written by another tool, or damaged), by
+    /// part: `"request"`, `"response"`, `"metadata"`, `"transactions[<position>]"`. Such a part
+    /// reads as absent (`nil`, empty, or left out of ``transactions``) and its text is kept here
+    /// rather than lost; empty when everything decoded.
+    public var undecodableJSON: [String: String] = [:]
 }

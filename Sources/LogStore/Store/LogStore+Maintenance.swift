@@ -92,11 +92,13 @@ extension LogStore {
             // Reads that borrow the writer's connection must not write through it.
             if readonlyWriterConnection { try connection.execute("PRAGMA query_only = ON") }
             let reader = SQLReader(connection: connection, isWriterConnection: readonlyWriterConnection)
-            defer {
-                reader.endOpenTransaction()
-                if readonlyWriterConnection { _ = try? connection.execute("PRAGMA query_only = OFF") }
-            }
-            return try body(reader)
+            let result = Result { try body(reader) }
+            // A transaction left open, or a writer connection left query-only, would fail every
+            // later write: those failures are reported here, over the body's own.
+            let ended = Result { () throws(DatabaseError) in try reader.endOpenTransaction() }
+            if readonlyWriterConnection { try connection.execute("PRAGMA query_only = OFF") }
+            try ended.get()
+            return try result.get()
         }
     }
 }

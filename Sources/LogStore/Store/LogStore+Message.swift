@@ -13,15 +13,19 @@ extension LogStore {
         public var label: String
         /// The text.
         public var text: String
-        /// Structured data (empty when none was given).
+        /// Structured data (empty when none was given). Metadata cut at
+        /// ``LogStore/maxMetadataBytes`` is one `_truncated` string; stored text that is not a
+        /// JSON object (written by another tool) is kept whole as one `_raw` string.
         public var metadata: Metadata
-        /// The source file's name (last path component).
+        /// The source file's name (last path component); empty for the technical message of a
+        /// network task, which has no source location.
         public var file: String
-        /// The function that logged it.
+        /// The function that logged it; empty for a network task's technical message.
         public var function: String
-        /// The source line.
+        /// The source line; 0 for a network task's technical message.
         public var line: Int
-        /// The OS thread id of the caller.
+        /// The OS thread id of the caller; 0 for a network task's technical message (the writer
+        /// makes it, no caller's thread does).
         public var threadID: Int32
         /// The caller thread's name, when it had one.
         public var threadName: String?

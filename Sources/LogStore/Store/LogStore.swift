@@ -100,10 +100,14 @@ public actor LogStore {
         core.readers?.close()
         defer { core.lock?.release() }
         var stopError: (any Swift.Error)?
+        let checkpoint = ErrorSlot()
         do {
             try await core.writer?.stop { writer in
                 // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
-                _ = try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                // A failure (an I/O error) is reported below; the next open replays the WAL.
+                checkpoint.capture { () throws(DatabaseError) in
+                    try writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                }
                 writer.connection.close()
             }
         } catch {
@@ -113,6 +117,7 @@ public actor LogStore {
         // writes nothing (its report) after close() returns.
         await sweeper?.waitUntilIdle()
         if let stopError { throw stopError }
+        if let error = checkpoint.error { throw Error.database(error) }
     }
 
     /// Closes the store and deletes its directory. Every later call throws ``Error/closed``.

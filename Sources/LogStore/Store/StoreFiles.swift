@@ -106,18 +106,20 @@ enum StoreFiles {
 
     /// The bytes the store's files take on disk (allocated blocks, as `du` counts them): the
     /// database, its WAL and shared memory, the manifest and everything in `blobs/`.
-    static func diskUsage(of directory: URL) -> Int64 {
+    /// - Throws: ``LogStore/Error/fileSystem(_:operation:errno:)`` when a directory cannot be
+    ///   listed (a missing one counts as empty): a size of 0 would mislead the sweep's report.
+    static func diskUsage(of directory: URL) throws -> Int64 {
         func allocated(_ path: String) -> Int64 {
             var info = stat()
             guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }
             return Int64(info.st_blocks) * 512
         }
         var total: Int64 = 0
-        for name in (try? directoryEntries(directory)) ?? [] {
+        for name in try directoryEntries(directory) {
             total += allocated(directory.appendingPathComponent(name).path)
         }
         let blobs = directory.appendingPathComponent(blobsDirectoryName)
-        for name in (try? directoryEntries(blobs)) ?? [] {
+        for name in try directoryEntries(blobs) {
             total += allocated(blobs.appendingPathComponent(name).path)
         }
         return total

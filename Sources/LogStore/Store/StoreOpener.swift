@@ -100,8 +100,9 @@ enum StoreOpener {
         }
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
         if !StoreFiles.exists(manifestURL) {
-            let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             // An empty directory (made by the caller) may become a store; anything else is not ours.
+            // One that cannot be listed is reported, never taken for empty.
+            let contents = try StoreFiles.directoryEntries(directory)
             guard canCreate, contents.isEmpty else {
                 throw LogStore.Error.storeInvalid(directory, reason: "manifest.json is missing")
             }

@@ -178,10 +178,15 @@ extension BatchWriter {
     /// Checkpoints the WAL and truncates it to zero bytes when no reader holds an old snapshot;
     /// otherwise it stays for a later checkpoint. Never waits for readers: the busy timeout
     /// (5 s) would hold the writer, and logging, that long.
-    func truncateWAL() {
-        _ = try? connection.execute("PRAGMA busy_timeout = 0")
-        _ = try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        _ = try? connection.execute("PRAGMA busy_timeout = \(StoreOpener.busyTimeoutMilliseconds)")
+    ///
+    /// - Throws: when the checkpoint fails (a reader in the way is not a failure: SQLite reports
+    ///   it as a busy row) or the busy timeout cannot be restored, which is reported first: a
+    ///   writer left without it would fail at the next lock another process holds.
+    func truncateWAL() throws {
+        try connection.execute("PRAGMA busy_timeout = 0")
+        let checkpoint = Result { () throws(DatabaseError) in try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        try connection.execute("PRAGMA busy_timeout = \(StoreOpener.busyTimeoutMilliseconds)")
+        try checkpoint.get()
     }
 
     /// Deletes the blocks in an id range whose messages are all gone, except each session's

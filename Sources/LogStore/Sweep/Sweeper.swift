@@ -62,7 +62,7 @@ final class Sweeper: Sendable {
         if core.isInMemory {
             return try await core.read { try Self.usedBytes($0) }
         }
-        return StoreFiles.diskUsage(of: core.directory)
+        return try StoreFiles.diskUsage(of: core.directory)
     }
 
     private func run(_ trigger: LogStore.SweepReport.Trigger) async throws -> LogStore.SweepReport {
@@ -273,7 +273,7 @@ final class Sweeper: Sendable {
                 return (left == 0 || left >= before, before - left)
             }
         }
-        if truncatingTheWAL { try await writer.perform(ordered: false) { $0.truncateWAL() } }
+        if truncatingTheWAL { try await writer.perform(ordered: false) { try $0.truncateWAL() } }
     }
 
     // MARK: Measures

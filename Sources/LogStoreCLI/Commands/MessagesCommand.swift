@@ -14,6 +14,7 @@ enum MessagesCommand: Command {
             items: "messages", timed: "messages", labelHelp: "Only this label; repeat for several.",
             defaultLimit: defaultLimit
         ) + [
+            .flag("task-messages", "Include the technical messages of network tasks (default: logged messages only)."),
             .flag("json", "Print NDJSON: one JSON object per message."),
         ],
         discussion: """
@@ -23,6 +24,7 @@ enum MessagesCommand: Command {
             Examples:
               logstore messages app.logstore --level warning --since 2h
               logstore messages app.logstore --label http --label db --limit 50 --json
+              logstore messages app.logstore --task-messages --label network
             """)
 
     static let defaultLimit = 100
@@ -63,7 +65,7 @@ enum MessagesCommand: Command {
         let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
         var query = MessageQuery(
             labels: page.labels, sessions: page.sessions, since: page.since, until: page.until, order: page.order,
-            limit: page.limit, cursor: page.cursor)
+            limit: page.limit, cursor: page.cursor, includesTaskMessages: arguments.flag("task-messages"))
         if let level = arguments.value("level") {
             query.levels = try ValueParsers.levels(level)
         }
