@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import LogStore
 
 /// A wait in a test took longer than its bound: the test fails instead of hanging the suite.
@@ -34,5 +36,25 @@ func collect(
             if events.count >= count { break }
         }
         return events
+    }
+}
+
+/// Calls `check` every 5 ms on a thread of its own (not Swift's cooperative pool, which other
+/// tests may keep busy) until it returns `true` or `seconds` pass; returns the state it built.
+func watchOnThread<State: Sendable>(
+    seconds: Double, initial: State? = nil, _ check: @escaping @Sendable (inout State) throws -> Bool
+) async throws -> State where State: ExpressibleByArrayLiteral {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            var state: State = initial ?? []
+            let deadline = Date().addingTimeInterval(seconds)
+            do {
+                while try !check(&state), Date() < deadline { usleep(5_000) }
+                continuation.resume(returning: state)
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        thread.start()
     }
 }
