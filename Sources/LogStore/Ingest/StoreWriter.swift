@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 import Synchronization
 
 /// The one writer: a dedicated thread that owns the write connection, drains the ingestion
@@ -70,8 +71,15 @@ final class StoreWriter: Sendable {
             didTake: { roomWaiters.wakeAll() })
     }
 
+    /// The writer thread's `pthread_t` once it runs (0 before): the exit drain must not wait
+    /// for a writer from its own thread.
+    private let threadID = Atomic<UInt>(0)
+
     func start() {
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            threadID.store(pthread_self(), ordering: .releasing)
+            run()
+        }
         thread.name = "logstore-writer"
         thread.start()
     }
@@ -96,18 +104,40 @@ final class StoreWriter: Sendable {
         roomWaiters.wait()
     }
 
+    /// Suspends, holding no thread, until the writer has taken a batch after `generation`
+    /// (read with ``roomGeneration`` before the append that found the buffer full).
+    func waitForSpace(since generation: UInt64) async {
+        wake.signal()
+        await roomWaiters.waitForRoom(since: generation)
+    }
+
+    /// The number of takes so far; see ``waitForSpace(since:)``.
+    var roomGeneration: UInt64 { roomWaiters.generation }
+
     /// Blocks the calling thread until the event with `ticket` is committed (or its commit
     /// failed): the `.synchronous` option.
     func waitUntilCommitted(_ ticket: UInt64) {
+        commitSignal(forTicket: ticket)?.wait()
+    }
+
+    /// Wakes the writer and returns a semaphore signalled once `ticket` is committed (or its
+    /// commit failed, or the writer stopped); `nil` when that already happened.
+    func commitSignal(forTicket ticket: UInt64) -> DispatchSemaphore? {
         let semaphore = DispatchSemaphore(value: 0)
         let alreadyDone = control.withLock { control -> Bool in
             if control.committedTicket >= ticket || control.isStopped { return true }
             control.synchronousWaiters.append((ticket, semaphore))
             return false
         }
-        guard !alreadyDone else { return }
+        guard !alreadyDone else { return nil }
         wake.signal()
-        semaphore.wait()
+        return semaphore
+    }
+
+    /// Whether the caller runs on this writer's thread.
+    var isCurrentThread: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(id, pthread_self()) != 0
     }
 
     // MARK: The store's async API
@@ -117,7 +147,13 @@ final class StoreWriter: Sendable {
     /// - Throws: ``LogStore/Error/writeFailed(_:)`` when the batch holding them failed to
     ///   commit (they stay queued and are retried).
     func flush() async throws {
-        let ticket = buffer.lastTicket
+        try await waitUntilCommitted(upTo: buffer.lastTicket)
+    }
+
+    /// Suspends until the event with `ticket` and all before it are committed.
+    ///
+    /// - Throws: ``LogStore/Error/writeFailed(_:)`` when their batch failed to commit.
+    func waitUntilCommitted(upTo ticket: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let outcome = control.withLock { control -> Result<Bool, LogStore.Error> in
                 if control.committedTicket >= ticket { return .success(true) }
@@ -193,7 +229,7 @@ final class StoreWriter: Sendable {
 
     /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread.
     /// - Throws: the last write error when events could not be committed before stopping.
-    func stop(finally: @escaping @Sendable (BatchWriter) -> Void) async throws {
+    func stop(finally: @escaping @Sendable (BatchWriter) -> Void) async throws(LogStore.Error) {
         buffer.close()
         let accepted = control.withLock { control -> Bool in
             guard !control.isStopping else { return false }
