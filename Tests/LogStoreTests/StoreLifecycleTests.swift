@@ -314,16 +314,29 @@ struct StoreLifecycleTests {
         return flock(descriptor, LOCK_EX | LOCK_NB) == 0
     }
 
-    @Test func aReleasedStoreStopsItsWriterAndLetsGoOfItsLock() async throws {
+    /// The files of the store at `url` this process has open (its descriptors in /proc/self/fd).
+    private func openFiles(in url: URL) -> [String] {
+        let prefix = url.resolvingSymlinksInPath().path + "/"
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { descriptor in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            return target.flatMap { $0.hasPrefix(prefix) ? $0 : nil }
+        }
+    }
+
+    @Test func aReleasedStoreStopsItsWriterAndLetsGoOfItsFiles() async throws {
         try await withTemporaryStoreURL { url in
             try await logAndRelease(url)
+            // The writer drains, closes its connection (the last of the store's descriptors)
+            // and ends; the lock goes with it.
             let deadline = ContinuousClock.now + .seconds(5)
-            var isFree = lockIsFree(url)
-            while !isFree, ContinuousClock.now < deadline {
+            var stillOpen = openFiles(in: url)
+            while !stillOpen.isEmpty || !lockIsFree(url), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
-                isFree = lockIsFree(url)
+                stillOpen = openFiles(in: url)
             }
-            #expect(isFree, "the released store still holds its lock")
+            #expect(stillOpen.isEmpty, "the released store still has \(stillOpen) open")
+            #expect(lockIsFree(url), "the released store still holds its lock")
             // Its writer drained before it stopped.
             try await withStore(at: url, options: [.readonly]) { store throws in
                 #expect(try await allMessages(store).map(\.text) == ["released"])
