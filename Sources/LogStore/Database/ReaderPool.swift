@@ -54,10 +54,10 @@ final class ReaderPool: Sendable {
         }
     }
 
-    /// Closes every connection, after the queries already started; later reads throw
-    /// ``LogStore/Error/closed``. Suspends until they are closed without holding a thread: each
-    /// reader's queue closes its own connection once its queries are done.
-    func close() async {
+    /// Closes every connection, after the queries already started, then calls `done` (on a
+    /// global queue); later reads throw ``LogStore/Error/closed``. Blocks nothing: each reader's
+    /// queue closes its own connection once its queries are done.
+    func close(then done: @escaping @Sendable () -> Void) {
         isClosed.store(true, ordering: .releasing)
         let group = DispatchGroup()
         for reader in readers {
@@ -68,8 +68,6 @@ final class ReaderPool: Sendable {
                 }
             }
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            group.notify(queue: .global()) { continuation.resume() }
-        }
+        group.notify(queue: .global(), execute: done)
     }
 }

@@ -28,7 +28,8 @@ final class StoreWriter: Sendable {
     private let isOverLimit = Atomic<Bool>(false)
     /// How long the last batch took to commit, in nanoseconds: the sweep sizes its steps by it.
     private let lastCommitNanoseconds = Atomic<Int64>(0)
-    private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    /// Called once the thread has stopped (`nil` once it has: later callers are called at once).
+    private let finished = Mutex<[@Sendable () -> Void]?>([])
 
     private struct Control {
         var jobs: [Job] = []
@@ -227,9 +228,15 @@ final class StoreWriter: Sendable {
         control.withLock { ($0.writeErrorCount, $0.lastWriteError) }
     }
 
-    /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread.
-    /// - Throws: the last write error when events could not be committed before stopping.
-    func stop(finally: @escaping @Sendable (BatchWriter) -> Void) async throws(LogStore.Error) {
+    /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread,
+    /// and calls `done` on the writer thread as it ends (at once when it already has). Blocks
+    /// nothing: a store released without `close()` stops its writer from any thread.
+    ///
+    /// `done` gets the last write error when events could not be committed before stopping
+    /// (only the call that asked first; later ones get `nil`).
+    func stop(
+        finally: @escaping @Sendable (BatchWriter) -> Void, then done: @escaping @Sendable (LogStore.Error?) -> Void
+    ) {
         buffer.close()
         let accepted = control.withLock { control -> Bool in
             guard !control.isStopping else { return false }
@@ -238,15 +245,15 @@ final class StoreWriter: Sendable {
             return true
         }
         wake.signal()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isFinished = finished.withLock { waiters -> Bool in
-                guard waiters != nil else { return true }
-                waiters?.append(continuation)
-                return false
-            }
-            if isFinished { continuation.resume() }
+        let report: @Sendable () -> Void = { [self] in
+            done(accepted ? control.withLock { $0.finalError } : nil)
         }
-        if accepted, let error = control.withLock({ $0.finalError }) { throw error }
+        let isFinished = finished.withLock { waiters -> Bool in
+            guard waiters != nil else { return true }
+            waiters?.append(report)
+            return false
+        }
+        if isFinished { report() }
     }
 
     // MARK: The writer thread
@@ -298,7 +305,7 @@ final class StoreWriter: Sendable {
             defer { waiters = nil }
             return waiters ?? []
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter() }
     }
 
     private enum Outcome { case idle, wrote, failed }

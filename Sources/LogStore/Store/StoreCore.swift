@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -21,9 +20,15 @@ final class StoreCore: Sendable {
     /// Whether closing should remove the WAL and shared-memory files: a read-only open that
     /// found neither makes SQLite create both, and the directory must be left as it was found.
     let removesWALFilesAtClose: Bool
-    /// The one shutdown, once started: every `close()` (and `destroy()`, and the release of the
-    /// store) waits for this same task and sees its result.
-    private let shutdown = Mutex<Task<Result<Void, LogStore.Error>, Never>?>(nil)
+    /// The one shutdown: every `close()` (and `destroy()`, and the release of the store) waits
+    /// for it and gets its result.
+    private let shutdown = Mutex<Shutdown>(.notStarted)
+
+    private enum Shutdown {
+        case notStarted
+        case running(waiters: [@Sendable (Result<Void, LogStore.Error>) -> Void])
+        case finished(Result<Void, LogStore.Error>)
+    }
 
     init(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration,
@@ -40,7 +45,8 @@ final class StoreCore: Sendable {
         self.minimumLevel = configuration.minimumLevel
         self.isSynchronous = options.contains(.synchronous)
         self.manifest = Mutex(manifest)
-        if let writer { ExitDrain.register(writer) }
+        // An in-memory store ends with the process anyway: nothing to commit at exit.
+        if let writer, !options.contains(.inMemory) { ExitDrain.register(writer) }
     }
 
     /// Queues an event from a logging call site; never waits for I/O unless the store is
@@ -99,51 +105,73 @@ final class StoreCore: Sendable {
     /// checkpoints and closes its connection), then the lock. Concurrent and later callers wait
     /// for the same shutdown and get its result.
     func close() async -> Result<Void, LogStore.Error> {
-        await startShutdown().value
+        await withCheckedContinuation { continuation in
+            close { continuation.resume(returning: $0) }
+        }
     }
 
     /// Starts the shutdown without waiting for it: a store released without `close()`.
     func closeInBackground() {
-        _ = startShutdown()
+        close { _ in }
     }
 
-    private func startShutdown() -> Task<Result<Void, LogStore.Error>, Never> {
-        shutdown.withLock { shutdown in
-            if let shutdown { return shutdown }
-            // The task holds the core until the writer has stopped and the lock is released.
-            let task = Task { await self.shutDown() }
-            shutdown = task
-            return task
-        }
-    }
-
-    private func shutDown() async -> Result<Void, LogStore.Error> {
-        await readers?.close()
-        var result: Result<Void, LogStore.Error> = .success(())
-        if let writer {
-            do {
-                try await writer.stop { writer in
-                    // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
-                    _ = try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                    writer.connection.close()
-                }
-            } catch {
-                result = .failure(error)
+    /// Starts the shutdown unless it has started, and calls `done` with its result once it is
+    /// over. It runs on the reader queues and the writer thread, never on Swift's cooperative
+    /// pool, so a busy pool cannot hold up a released store's cleanup.
+    private func close(then done: @escaping @Sendable (Result<Void, LogStore.Error>) -> Void) {
+        enum Next { case start, wait, report(Result<Void, LogStore.Error>) }
+        let next = shutdown.withLock { shutdown -> Next in
+            switch shutdown {
+            case .notStarted:
+                shutdown = .running(waiters: [done])
+                return .start
+            case .running(var waiters):
+                waiters.append(done)
+                shutdown = .running(waiters: waiters)
+                return .wait
+            case .finished(let result):
+                return .report(result)
             }
-            ExitDrain.unregister(writer)
         }
+        switch next {
+        case .start:
+            // The closures hold the core until the shutdown is over.
+            if let readers {
+                readers.close { self.stopWriter() }
+            } else {
+                stopWriter()
+            }
+        case .wait:
+            break
+        case .report(let result):
+            done(result)
+        }
+    }
+
+    private func stopWriter() {
+        guard let writer else { return finishShutdown(.success(())) }
+        writer.stop(
+            finally: { writer in
+                // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
+                _ = try? writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                writer.connection.close()
+            },
+            then: { error in
+                ExitDrain.unregister(writer)
+                self.finishShutdown(error.map { .failure($0) } ?? .success(()))
+            })
+    }
+
+    /// Runs on the writer thread as it ends, or (read-only) on a global queue.
+    private func finishShutdown(_ result: Result<Void, LogStore.Error>) {
         lock?.release()
-        if removesWALFilesAtClose {
-            let directory = directory
-            // It opens a connection and may touch files: not on the cooperative pool.
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    StoreOpener.removeWALFilesIfUnused(directory: directory)
-                    continuation.resume()
-                }
-            }
+        if removesWALFilesAtClose { StoreOpener.removeWALFilesIfUnused(directory: directory) }
+        let waiters = shutdown.withLock { shutdown -> [@Sendable (Result<Void, LogStore.Error>) -> Void] in
+            defer { shutdown = .finished(result) }
+            guard case .running(let waiters) = shutdown else { return [] }
+            return waiters
         }
-        return result
+        for waiter in waiters { waiter(result) }
     }
 
     /// Runs a read on a reader connection, or on the writer's where readers cannot open one.
