@@ -40,6 +40,11 @@ let package = Package(
             name: "LogStoreBench",
             dependencies: ["LogStore", "CBenchBaseline"]
         ),
+        // A child process for the tests that need one (ExitDrainTests): logs, then ends without close().
+        .executableTarget(
+            name: "LogStoreTestHelper",
+            dependencies: ["LogStore"]
+        ),
         .testTarget(
             name: "LogStoreTests",
             dependencies: ["LogStore", "LogStoreCLI"]

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Glibc
 import LogStore
 import Testing
 
@@ -87,7 +89,7 @@ struct StoreLifecycleTests {
             let database = url.appendingPathComponent("logs.sqlite")
             let bytesBefore = try Data(contentsOf: database)
 
-            try await withStore(at: url, options: [.readonly]) { store in
+            try await withStore(at: url, options: [.readonly]) { store throws in
                 store.storeMessage(label: "app", level: .critical, message: "ignored")
                 try await store.flush()
 
@@ -222,6 +224,123 @@ struct StoreLifecycleTests {
             try await store.destroy()
             try await store.close()
             #expect(!FileManager.default.fileExists(atPath: url.path))
+        }
+    }
+
+    // MARK: Concurrent closing, and release
+
+    /// Opens a store whose writer is held on the store's first message, logged here.
+    private func openHeld(_ url: URL, _ held: HeldWriter) async throws -> LogStore {
+        var configuration = LogStore.Configuration()
+        configuration.saveInterval = .milliseconds(10)
+        held.hold(&configuration)
+        let store = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
+        store.storeMessage(label: "app", level: .info, message: "held")
+        try await held.waitUntilHeld()
+        return store
+    }
+
+    /// Returns once a close has begun (calls then throw `closed`); at most 5 s.
+    private func waitUntilClosing(_ store: LogStore) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            do {
+                _ = try await store.info()
+            } catch LogStore.Error.closed {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("the close never began")
+    }
+
+    /// Lets the writer go 100 ms from now, from a thread of its own, and records that it did.
+    private func release(_ held: HeldWriter, after delay: Int = 100) -> Recorder<Bool> {
+        let released = Recorder(false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+            released.update { $0 = true }
+            held.release()
+        }
+        return released
+    }
+
+    @Test func aSecondCloseWaitsForTheFirstOnesDrain() async throws {
+        try await withTemporaryStoreURL { url in
+            let held = HeldWriter()
+            let store = try await openHeld(url, held)
+            let first = Task { try await store.close() }
+            try await waitUntilClosing(store)
+            let released = release(held)
+            try await store.close()
+            #expect(released.current, "the second close returned while the first was still draining")
+            try await first.value
+            try await withStore(at: url, options: [.readonly]) { reopened throws in
+                #expect(try await allMessages(reopened).map(\.text) == ["held"])
+            }
+        }
+    }
+
+    @Test func destroyDuringCloseWaitsForTheDrainThenStaysDestroyed() async throws {
+        try await withTemporaryStoreURL { url in
+            let held = HeldWriter()
+            let store = try await openHeld(url, held)
+            let closing = Task { try await store.close() }
+            try await waitUntilClosing(store)
+            let released = release(held)
+            try await store.destroy()
+            #expect(released.current, "destroy deleted the files under the draining writer")
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+            try await closing.value
+            // The close that was draining does not turn the store back into merely closed.
+            try await store.destroy()
+            try await store.close()
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+            let info = await #expect(throws: LogStore.Error.self) { try await store.info() }
+            #expect(info?.kind == .closed)
+        }
+    }
+
+    /// Opens a writable store (sweep scheduled, as by default), logs, and lets it go unclosed.
+    private func logAndRelease(_ url: URL) async throws {
+        let store = try await LogStore(storeURL: url)
+        store.storeMessage(label: "app", level: .info, message: "released")
+    }
+
+    /// Whether nobody holds the store directory's lock (every store open for writing holds it).
+    private func lockIsFree(_ url: URL) -> Bool {
+        let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { Glibc.close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    }
+
+    /// The files of the store at `url` this process has open (its descriptors in /proc/self/fd).
+    private func openFiles(in url: URL) -> [String] {
+        let prefix = url.resolvingSymlinksInPath().path + "/"
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { descriptor in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            return target.flatMap { $0.hasPrefix(prefix) ? $0 : nil }
+        }
+    }
+
+    @Test func aReleasedStoreStopsItsWriterAndLetsGoOfItsFiles() async throws {
+        try await withTemporaryStoreURL { url in
+            try await logAndRelease(url)
+            // The writer drains, closes its connection (the last of the store's descriptors)
+            // and ends; the lock goes with it.
+            let deadline = ContinuousClock.now + .seconds(5)
+            var stillOpen = openFiles(in: url)
+            while !stillOpen.isEmpty || !lockIsFree(url), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                stillOpen = openFiles(in: url)
+            }
+            #expect(stillOpen.isEmpty, "the released store still has \(stillOpen) open")
+            #expect(lockIsFree(url), "the released store still holds its lock")
+            // Its writer drained before it stopped.
+            try await withStore(at: url, options: [.readonly]) { store throws in
+                #expect(try await allMessages(store).map(\.text) == ["released"])
+            }
         }
     }
 

@@ -9,6 +9,8 @@ import Synchronization
 final class ReaderPool: Sendable {
     private let readers: [Reader]
     private let next = Atomic<Int>(0)
+    /// Set by ``close()``: a read that comes later must not open a connection nobody closes.
+    private let isClosed = Atomic<Bool>(false)
 
     private final class Reader: Sendable {
         let queue: DispatchQueue
@@ -39,7 +41,10 @@ final class ReaderPool: Sendable {
             reader.queue.async {
                 let result = Result<T, any Error> {
                     try reader.connection.withLock { connection in
-                        if connection == nil { connection = try open() }
+                        if connection == nil {
+                            guard !self.isClosed.load(ordering: .acquiring) else { throw LogStore.Error.closed }
+                            connection = try open()
+                        }
                         guard let connection else { throw LogStore.Error.closed }
                         return try body(connection)
                     }
@@ -49,15 +54,20 @@ final class ReaderPool: Sendable {
         }
     }
 
-    /// Closes every connection, after the queries already started.
-    func close() {
+    /// Closes every connection, after the queries already started, then calls `done` (on a
+    /// global queue); later reads throw ``LogStore/Error/closed``. Blocks nothing: each reader's
+    /// queue closes its own connection once its queries are done.
+    func close(then done: @escaping @Sendable () -> Void) {
+        isClosed.store(true, ordering: .releasing)
+        let group = DispatchGroup()
         for reader in readers {
-            reader.queue.sync {
+            reader.queue.async(group: group) {
                 reader.connection.withLock { connection in
                     connection?.close()
                     connection = nil
                 }
             }
         }
+        group.notify(queue: .global(), execute: done)
     }
 }

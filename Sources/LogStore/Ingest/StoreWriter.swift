@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 import Synchronization
 
 /// The one writer: a dedicated thread that owns the write connection, drains the ingestion
@@ -27,7 +28,8 @@ final class StoreWriter: Sendable {
     private let isOverLimit = Atomic<Bool>(false)
     /// How long the last batch took to commit, in nanoseconds: the sweep sizes its steps by it.
     private let lastCommitNanoseconds = Atomic<Int64>(0)
-    private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    /// Called once the thread has stopped (`nil` once it has: later callers are called at once).
+    private let finished = Mutex<[@Sendable () -> Void]?>([])
 
     private struct Control {
         var jobs: [Job] = []
@@ -70,8 +72,15 @@ final class StoreWriter: Sendable {
             didTake: { roomWaiters.wakeAll() })
     }
 
+    /// The writer thread's `pthread_t` once it runs (0 before): the exit drain must not wait
+    /// for a writer from its own thread.
+    private let threadID = Atomic<UInt>(0)
+
     func start() {
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            threadID.store(pthread_self(), ordering: .releasing)
+            run()
+        }
         thread.name = "logstore-writer"
         thread.start()
     }
@@ -96,18 +105,40 @@ final class StoreWriter: Sendable {
         roomWaiters.wait()
     }
 
+    /// Suspends, holding no thread, until the writer has taken a batch after `generation`
+    /// (read with ``roomGeneration`` before the append that found the buffer full).
+    func waitForSpace(since generation: UInt64) async {
+        wake.signal()
+        await roomWaiters.waitForRoom(since: generation)
+    }
+
+    /// The number of takes so far; see ``waitForSpace(since:)``.
+    var roomGeneration: UInt64 { roomWaiters.generation }
+
     /// Blocks the calling thread until the event with `ticket` is committed (or its commit
     /// failed): the `.synchronous` option.
     func waitUntilCommitted(_ ticket: UInt64) {
+        commitSignal(forTicket: ticket)?.wait()
+    }
+
+    /// Wakes the writer and returns a semaphore signalled once `ticket` is committed (or its
+    /// commit failed, or the writer stopped); `nil` when that already happened.
+    func commitSignal(forTicket ticket: UInt64) -> DispatchSemaphore? {
         let semaphore = DispatchSemaphore(value: 0)
         let alreadyDone = control.withLock { control -> Bool in
             if control.committedTicket >= ticket || control.isStopped { return true }
             control.synchronousWaiters.append((ticket, semaphore))
             return false
         }
-        guard !alreadyDone else { return }
+        guard !alreadyDone else { return nil }
         wake.signal()
-        semaphore.wait()
+        return semaphore
+    }
+
+    /// Whether the caller runs on this writer's thread.
+    var isCurrentThread: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(id, pthread_self()) != 0
     }
 
     // MARK: The store's async API
@@ -117,7 +148,13 @@ final class StoreWriter: Sendable {
     /// - Throws: ``LogStore/Error/writeFailed(_:)`` when the batch holding them failed to
     ///   commit (they stay queued and are retried).
     func flush() async throws {
-        let ticket = buffer.lastTicket
+        try await waitUntilCommitted(upTo: buffer.lastTicket)
+    }
+
+    /// Suspends until the event with `ticket` and all before it are committed.
+    ///
+    /// - Throws: ``LogStore/Error/writeFailed(_:)`` when their batch failed to commit.
+    func waitUntilCommitted(upTo ticket: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let outcome = control.withLock { control -> Result<Bool, LogStore.Error> in
                 if control.committedTicket >= ticket { return .success(true) }
@@ -191,9 +228,15 @@ final class StoreWriter: Sendable {
         control.withLock { ($0.writeErrorCount, $0.lastWriteError) }
     }
 
-    /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread.
-    /// - Throws: the last write error when events could not be committed before stopping.
-    func stop(finally: @escaping @Sendable (BatchWriter) -> Void) async throws {
+    /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread,
+    /// and calls `done` on the writer thread as it ends (at once when it already has). Blocks
+    /// nothing: a store released without `close()` stops its writer from any thread.
+    ///
+    /// `done` gets the last write error when events could not be committed before stopping
+    /// (only the call that asked first; later ones get `nil`).
+    func stop(
+        finally: @escaping @Sendable (BatchWriter) -> Void, then done: @escaping @Sendable (LogStore.Error?) -> Void
+    ) {
         buffer.close()
         let accepted = control.withLock { control -> Bool in
             guard !control.isStopping else { return false }
@@ -202,15 +245,15 @@ final class StoreWriter: Sendable {
             return true
         }
         wake.signal()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isFinished = finished.withLock { waiters -> Bool in
-                guard waiters != nil else { return true }
-                waiters?.append(continuation)
-                return false
-            }
-            if isFinished { continuation.resume() }
+        let report: @Sendable () -> Void = { [self] in
+            done(accepted ? control.withLock { $0.finalError } : nil)
         }
-        if accepted, let error = control.withLock({ $0.finalError }) { throw error }
+        let isFinished = finished.withLock { waiters -> Bool in
+            guard waiters != nil else { return true }
+            waiters?.append(report)
+            return false
+        }
+        if isFinished { report() }
     }
 
     // MARK: The writer thread
@@ -262,7 +305,7 @@ final class StoreWriter: Sendable {
             defer { waiters = nil }
             return waiters ?? []
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter() }
     }
 
     private enum Outcome { case idle, wrote, failed }

@@ -99,6 +99,10 @@ extension LogStore {
         case dropLowestLevelsFirst
         /// Make the caller wait until the writer has made room: nothing is dropped, but logging
         /// slows to the writer's pace. For benchmarks and batch jobs that must keep everything.
+        ///
+        /// The waiting call blocks its thread: from async code use
+        /// ``LogStore/log(createdAt:label:level:message:metadata:file:function:line:)``, which
+        /// suspends instead, since a blocked cooperative thread stalls every task scheduled on it.
         case waitForSpace
     }
 }

@@ -30,11 +30,58 @@ extension LogStore {
         line: UInt = #line
     ) {
         guard level >= core.minimumLevel, core.writer != nil else { return }
-        let thread = CallingThread.current
-        let event = Event.messageStored(
-            Event.MessageCreated(
-                createdAt: createdAt, label: label, level: level, message: message(), metadata: metadata(),
-                file: file, function: function, line: line, threadID: thread.id, threadName: thread.name))
+        let event = Self.messageEvent(
+            createdAt: createdAt, label: label, level: level, message: message(), metadata: metadata(),
+            file: file, function: function, line: line)
         core.ingest(event)
+    }
+}
+
+extension LogStore {
+    /// Logs a message from async code: the same as
+    /// ``storeMessage(createdAt:label:level:message:metadata:file:function:line:)``, except that
+    /// where that call blocks its thread, this one suspends the task and frees the thread.
+    ///
+    /// ```swift
+    /// await store.log(label: "import", level: .info, message: "row \(index) imported")
+    /// ```
+    ///
+    /// `storeMessage` blocks in two cases: a `.synchronous` store (until the message is
+    /// committed) and a full buffer under ``OverflowPolicy/waitForSpace`` (until the writer
+    /// makes room). Blocking one of Swift concurrency's cooperative threads (there are as many
+    /// as CPU cores) stalls every task scheduled on it, so from async code with either of those
+    /// settings use this form. With the defaults it never waits, like `storeMessage`.
+    ///
+    /// A commit failure is not thrown: as with `storeMessage`, the message stays queued and is
+    /// retried, and the failure goes to ``Configuration/onWriteError`` and ``Info``.
+    ///
+    /// - Parameters: the same as `storeMessage`'s.
+    public nonisolated func log(
+        createdAt: Date = Date(),
+        label: String,
+        level: Level,
+        message: @autoclosure () -> String,
+        metadata: @autoclosure () -> Metadata? = nil,
+        file: String = #fileID,
+        function: String = #function,
+        line: UInt = #line
+    ) async {
+        guard level >= core.minimumLevel, core.writer != nil else { return }
+        let event = Self.messageEvent(
+            createdAt: createdAt, label: label, level: level, message: message(), metadata: metadata(),
+            file: file, function: function, line: line)
+        await core.ingestSuspending(event)
+    }
+
+    /// The event of a logging call, stamped with the calling thread.
+    private static func messageEvent(
+        createdAt: Date, label: String, level: Level, message: String, metadata: Metadata?, file: String,
+        function: String, line: UInt
+    ) -> Event {
+        let thread = CallingThread.current
+        return Event.messageStored(
+            Event.MessageCreated(
+                createdAt: createdAt, label: label, level: level, message: message, metadata: metadata,
+                file: file, function: function, line: line, threadID: thread.id, threadName: thread.name))
     }
 }

@@ -24,6 +24,12 @@ extension LogStore {
 
         /// Each logging call returns only after its event is committed. Slow; for tests and for
         /// processes about to exit.
+        ///
+        /// The logging calls then block their thread: never make them from Swift concurrency's
+        /// cooperative threads (an `async` function or a `Task`), where a blocked thread stalls
+        /// every task scheduled on it. From async code use
+        /// ``LogStore/log(createdAt:label:level:message:metadata:file:function:line:)``, which
+        /// suspends instead.
         public static let synchronous = Options(rawValue: 1 << 3)
 
         /// Keeps everything in memory; nothing is written to `storeURL`.

@@ -28,8 +28,16 @@ public actor LogStore {
     nonisolated let sweeper: Sweeper?
     private var lifecycle: Lifecycle = .open
 
+    /// Where the store is in its life. Every method that suspends re-checks it afterwards: a
+    /// `close()` or `destroy()` from another task may have moved it on meanwhile.
     private enum Lifecycle {
-        case open, closing, closed, destroyed
+        case open
+        /// `close()` started the shutdown (``StoreCore/close()``); every caller waits for it.
+        case closing
+        case closed
+        /// `destroy()` started: it closes, then deletes; later `destroy()` calls wait for it.
+        case destroying(Task<Void, any Swift.Error>)
+        case destroyed
     }
 
     /// Opens the store at `storeURL`, creating it when `options` has `.create`.
@@ -91,53 +99,87 @@ public actor LogStore {
     /// Drains what was logged, checkpoints the WAL into the database and closes every
     /// connection. Later calls throw ``Error/closed``; logging calls are ignored.
     ///
+    /// Concurrent and later calls wait for the same drain and return (or throw) its result. A
+    /// store released without `close()` closes itself in the background; at a normal process
+    /// exit, what every open store has queued is committed (within about a second and a half).
+    ///
     /// - Throws: ``Error/writeFailed(_:)`` when logged events could not be committed.
     public func close() async throws {
-        guard lifecycle == .open else { return }
-        lifecycle = .closing
-        defer { lifecycle = .closed }
-        sweeper?.stopSchedule()
-        core.readers?.close()
-        defer { core.lock?.release() }
-        var stopError: (any Swift.Error)?
-        let checkpoint = ErrorSlot()
-        do {
-            try await core.writer?.stop { writer in
-                // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
-                // A failure (an I/O error) is reported below; the next open replays the WAL.
-                checkpoint.capture { () throws(DatabaseError) in
-                    try writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                }
-                writer.connection.close()
-            }
-        } catch {
-            stopError = error
-        }
-        // A sweep in progress ends at its next step once the writer stops; wait for it, so it
-        // writes nothing (its report) after close() returns.
-        await sweeper?.waitUntilIdle()
-        if let stopError { throw stopError }
-        if let error = checkpoint.error { throw Error.database(error) }
+        if case .open = lifecycle { lifecycle = .closing }
+        let result = await Self.shutDown(core, sweeper)
+        // Re-checked after the suspension: a destroy() that began meanwhile keeps its state.
+        if case .closing = lifecycle { lifecycle = .closed }
+        try result.get()
     }
 
     /// Closes the store and deletes its directory. Every later call throws ``Error/closed``.
+    ///
+    /// It waits for a `close()` in progress to drain before deleting anything; concurrent
+    /// calls wait for the same deletion.
+    ///
+    /// - Throws: ``Error/fileSystem(_:operation:errno:)`` when the directory could not be
+    ///   deleted (then calling it again tries again).
     public func destroy() async throws {
-        if lifecycle == .open {
-            // The files go either way; a commit failure does not matter any more.
-            do { try await close() } catch {}
+        switch lifecycle {
+        case .destroyed:
+            return
+        case .destroying(let task):
+            return try await task.value
+        case .open, .closing, .closed:
+            break
         }
-        guard lifecycle != .destroyed else { return }
-        lifecycle = .destroyed
-        guard !options.contains(.inMemory), StoreFiles.exists(storeURL) else { return }
+        let task = Task { [core, sweeper, storeURL, options] in
+            // The files go either way; a commit failure does not matter any more.
+            _ = await Self.shutDown(core, sweeper)
+            guard !options.contains(.inMemory), StoreFiles.exists(storeURL) else { return }
+            try await Self.removeDirectory(storeURL)
+        }
+        lifecycle = .destroying(task)
         do {
-            try FileManager.default.removeItem(at: storeURL)
+            try await task.value
+            lifecycle = .destroyed
         } catch {
-            throw Error.fileSystem(storeURL, operation: "delete", errno: StoreFiles.errno(of: error))
+            // Partly deleted at worst: the store stays closed, and destroy() may be retried.
+            lifecycle = .closed
+            throw error
+        }
+    }
+
+    deinit {
+        // Released without close(): the writer would otherwise run, and hold the lock and the
+        // files open, until the process ends. What was logged is still committed.
+        sweeper?.stopSchedule()
+        core.closeInBackground()
+    }
+
+    /// The shutdown both `close()` and `destroy()` wait for: the schedule stops, the core
+    /// drains and closes (once, whoever asks first), and a sweep in progress ends.
+    private static func shutDown(_ core: StoreCore, _ sweeper: Sweeper?) async -> Result<Void, Error> {
+        sweeper?.stopSchedule()
+        let result = await core.close()
+        // A sweep in progress ends at its next step once the writer stops; wait for it, so it
+        // writes nothing (its report) after close() returns.
+        await sweeper?.waitUntilIdle()
+        return result
+    }
+
+    /// Deletes the store directory off the cooperative pool (it may hold many body files).
+    private static func removeDirectory(_ url: URL) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Swift.Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    do {
+                        try FileManager.default.removeItem(at: url)
+                    } catch {
+                        throw Error.fileSystem(url, operation: "delete", errno: StoreFiles.errno(of: error))
+                    }
+                })
+            }
         }
     }
 
     func checkOpen() throws {
-        guard lifecycle == .open else { throw Error.closed }
+        guard case .open = lifecycle else { throw Error.closed }
     }
 
     func checkWritable() throws {

@@ -17,12 +17,26 @@ final class StoreCore: Sendable {
     let manifest: Mutex<Manifest>
     /// Held while the store is open for writing (see ``StoreLock``).
     let lock: StoreLock?
+    /// Whether closing should remove the WAL and shared-memory files: a read-only open that
+    /// found neither makes SQLite create both, and the directory must be left as it was found.
+    let removesWALFilesAtClose: Bool
+    /// The one shutdown: every `close()` (and `destroy()`, and the release of the store) waits
+    /// for it and gets its result.
+    private let shutdown = Mutex<Shutdown>(.notStarted)
+
+    private enum Shutdown {
+        case notStarted
+        case running(waiters: [@Sendable (Result<Void, LogStore.Error>) -> Void])
+        case finished(Result<Void, LogStore.Error>)
+    }
 
     init(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration,
-        buffer: IngestBuffer, writer: StoreWriter?, readers: ReaderPool?, manifest: Manifest, lock: StoreLock? = nil
+        buffer: IngestBuffer, writer: StoreWriter?, readers: ReaderPool?, manifest: Manifest, lock: StoreLock? = nil,
+        removesWALFilesAtClose: Bool = false
     ) {
         self.lock = lock
+        self.removesWALFilesAtClose = removesWALFilesAtClose
         self.directory = directory
         self.options = options
         self.buffer = buffer
@@ -31,6 +45,8 @@ final class StoreCore: Sendable {
         self.minimumLevel = configuration.minimumLevel
         self.isSynchronous = options.contains(.synchronous)
         self.manifest = Mutex(manifest)
+        // An in-memory store ends with the process anyway: nothing to commit at exit.
+        if let writer, !options.contains(.inMemory) { ExitDrain.register(writer) }
     }
 
     /// Queues an event from a logging call site; never waits for I/O unless the store is
@@ -53,6 +69,115 @@ final class StoreCore: Sendable {
                 return
             }
         }
+    }
+
+    /// Queues an event like ``ingest(_:)``, but where that blocks its thread (`.synchronous`,
+    /// ``LogStore/OverflowPolicy/waitForSpace``) this suspends instead.
+    func ingestSuspending(_ event: LogStore.Event) async {
+        guard let writer else { return }
+        while true {
+            // Read before the append: a take between the append and the wait then ends the wait.
+            let generation = writer.roomGeneration
+            switch buffer.append(event) {
+            case .accepted(let ticket, let wakeWriter):
+                if isSynchronous {
+                    do {
+                        try await writer.waitUntilCommitted(upTo: ticket)
+                    } catch {
+                        // As with the blocking form: the event stays queued and is retried, and
+                        // the failure reaches `onWriteError` and `info()`'s write-error count.
+                    }
+                } else if wakeWriter {
+                    writer.wakeUp()
+                }
+                return
+            case .full:
+                await writer.waitForSpace(since: generation)
+            case .dropped, .closed:
+                return
+            }
+        }
+    }
+
+    // MARK: Closing
+
+    /// Stops everything once: the readers, then the writer (which drains what was logged,
+    /// checkpoints and closes its connection), then the lock. Concurrent and later callers wait
+    /// for the same shutdown and get its result.
+    func close() async -> Result<Void, LogStore.Error> {
+        await withCheckedContinuation { continuation in
+            close { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Starts the shutdown without waiting for it: a store released without `close()`.
+    func closeInBackground() {
+        close { _ in }
+    }
+
+    /// Starts the shutdown unless it has started, and calls `done` with its result once it is
+    /// over. It runs on the reader queues and the writer thread, never on Swift's cooperative
+    /// pool, so a busy pool cannot hold up a released store's cleanup.
+    private func close(then done: @escaping @Sendable (Result<Void, LogStore.Error>) -> Void) {
+        enum Next { case start, wait, report(Result<Void, LogStore.Error>) }
+        let next = shutdown.withLock { shutdown -> Next in
+            switch shutdown {
+            case .notStarted:
+                shutdown = .running(waiters: [done])
+                return .start
+            case .running(var waiters):
+                waiters.append(done)
+                shutdown = .running(waiters: waiters)
+                return .wait
+            case .finished(let result):
+                return .report(result)
+            }
+        }
+        switch next {
+        case .start:
+            // The closures hold the core until the shutdown is over.
+            if let readers {
+                readers.close { self.stopWriter() }
+            } else {
+                stopWriter()
+            }
+        case .wait:
+            break
+        case .report(let result):
+            done(result)
+        }
+    }
+
+    private func stopWriter() {
+        guard let writer else { return finishShutdown(.success(())) }
+        let checkpoint = ErrorSlot()
+        writer.stop(
+            finally: { writer in
+                // TRUNCATE leaves a zero-length WAL: the database file alone holds the store.
+                // A failure (an I/O error) is reported after any commit failure; the next open
+                // replays the WAL.
+                checkpoint.capture { () throws(DatabaseError) in
+                    try writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                }
+                writer.connection.close()
+            },
+            then: { error in
+                ExitDrain.unregister(writer)
+                if let error { return self.finishShutdown(.failure(error)) }
+                self.finishShutdown(checkpoint.error.map { .failure(.database($0)) } ?? .success(()))
+            })
+    }
+
+    /// Runs on the writer thread as it ends, or (read-only) on a global queue.
+    private func finishShutdown(_ result: Result<Void, LogStore.Error>) {
+        lock?.release()
+        if removesWALFilesAtClose { StoreOpener.removeWALFilesIfUnused(directory: directory) }
+        let waiters = shutdown.withLock { shutdown -> [@Sendable (Result<Void, LogStore.Error>) -> Void] in
+            defer { shutdown = .finished(result) }
+            guard case .running(let waiters) = shutdown else { return [] }
+            return waiters
+        }
+        for waiter in waiters { waiter(result) }
     }
 
     /// Runs a read on a reader connection, or on the writer's where readers cannot open one.

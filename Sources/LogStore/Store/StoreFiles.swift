@@ -15,6 +15,11 @@ enum StoreFiles {
         directory.appendingPathComponent(databaseName + "-wal")
     }
 
+    /// The WAL's shared-memory index (`logs.sqlite-shm`).
+    static func sharedMemoryURL(in directory: URL) -> URL {
+        directory.appendingPathComponent(databaseName + "-shm")
+    }
+
     /// Creates `url` as a directory with mode 0700 (parents as needed, also 0700).
     static func createDirectory(_ url: URL) throws {
         do {

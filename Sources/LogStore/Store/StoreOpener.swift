@@ -25,13 +25,18 @@ enum StoreOpener {
 
         let buffer = IngestBuffer(capacity: configuration.maxPendingEvents, policy: configuration.overflowPolicy)
         if isReadonly {
+            // SQLite's read-only connections create the WAL and its shared-memory file when
+            // missing (and the directory allows it); closing must then take them away again.
+            let createsWALFiles = !StoreFiles.exists(StoreFiles.walURL(in: directory))
+                && !StoreFiles.exists(StoreFiles.sharedMemoryURL(in: directory))
             let readers = ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
             // Validate now, so a bad store fails at open rather than at the first query.
             let reader = try openReader(directory: directory, options: options)
             reader.close()
             let core = StoreCore(
                 directory: directory, options: options, configuration: configuration,
-                buffer: buffer, writer: nil, readers: readers, manifest: manifest)
+                buffer: buffer, writer: nil, readers: readers, manifest: manifest,
+                removesWALFilesAtClose: createsWALFiles && !options.contains(.inMemory))
             return Opened(core: core, session: session)
         }
 
@@ -193,6 +198,29 @@ enum StoreOpener {
                 return try openReadOnly(path: "file:\(escaped)?immutable=1")
             }
         }
+    }
+
+    /// Removes the (empty) WAL and shared-memory files a read-only open made SQLite create,
+    /// when no connection of any process has the database open any more.
+    ///
+    /// A read-only connection can neither checkpoint nor delete them, and deleting them by hand
+    /// is unsafe: a writer, ours or any other program's, may have opened the WAL since. So a
+    /// read-write connection does it the way SQLite always does (sqlite.org/wal.html, "the WAL
+    /// file is deleted when the last connection closes"): at its close it takes the exclusive
+    /// lock on the database file, which it gets only when it is the last connection, and only
+    /// then checkpoints and deletes both files. With an empty WAL that checkpoint writes nothing,
+    /// so the database file is left byte for byte as it was. When another connection is open, or
+    /// the WAL holds frames another process committed (then it is theirs to checkpoint), or the
+    /// file cannot be opened for writing, the files stay, as they would with any SQLite reader.
+    static func removeWALFilesIfUnused(directory: URL) {
+        let wal = StoreFiles.walURL(in: directory)
+        guard StoreFiles.exists(wal), StoreFiles.fileSize(wal) == 0 else { return }
+        // No busy timeout: a connection that has to wait is not the last one.
+        guard let connection = try? Connection(path: StoreFiles.databaseURL(in: directory).path, mode: .readWrite(create: false))
+        else { return }
+        // The WAL opens with the first read; closing then does the rest.
+        _ = try? connection.integer("PRAGMA schema_version")
+        connection.close()
     }
 
     private static func openReadOnly(path: String) throws -> Connection {
