@@ -23,7 +23,9 @@ enum StoreOpener {
             app: AppSnapshot.current(version: configuration.appVersion),
             host: HostSnapshot.current(volume: directory), hostChanges: [])
 
-        let buffer = IngestBuffer(capacity: configuration.maxPendingEvents, policy: configuration.overflowPolicy)
+        let buffer = IngestBuffer(
+            capacity: configuration.maxPendingEvents, byteCapacity: configuration.maxPendingBytes,
+            policy: configuration.overflowPolicy)
         if isReadonly {
             let readers = ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
             // Validate now, so a bad store fails at open rather than at the first query.
