@@ -6,10 +6,34 @@ import Glibc
 /// error: ``failsEverything(_:)``): every event would fail alike, none is at fault, and the
 /// batch is kept for a retry. Or one event fails on its own (a body whose file cannot be
 /// written, a value SQLite refuses): retrying it fails again, every time, and holds every later
-/// event behind it. Such a batch is split in halves, committed half by half, down to the single
+/// event behind it. Once commits have failed ``roundsBeforeIsolating`` rounds in a row for at
+/// least ``isolationDelay`` (a cause that clears, a body directory briefly in the way, gets those
+/// retries), the batch is split in halves, committed half by half, down to the single
 /// events that still fail: those are set aside (counted, reported, not retried). One bad event
 /// among n costs about 2·log₂(n) transactions.
 extension BatchWriter {
+    /// Whole-batch retries before the event at fault is searched for.
+    static let roundsBeforeIsolating = 2
+    /// How long commits fail before the event at fault is searched for.
+    static let isolationDelay: Duration = .milliseconds(500)
+
+    /// Whether failures have lasted long enough to look for the event at fault.
+    private var mayIsolate: Bool {
+        guard failedRounds >= Self.roundsBeforeIsolating, let failingSince else { return false }
+        return ContinuousClock.now - failingSince >= Self.isolationDelay
+    }
+
+    /// Records the outcome of a round for ``mayIsolate``.
+    func recordRound(failed: Bool) {
+        if failed {
+            failedRounds += 1
+            if failingSince == nil { failingSince = .now }
+        } else {
+            failedRounds = 0
+            failingSince = nil
+        }
+    }
+
     /// An event set aside, with the error it failed with on its own.
     struct RejectedEvent {
         var event: LogStore.Event
@@ -27,8 +51,9 @@ extension BatchWriter {
     /// that leave it out (appended to `rejected`).
     ///
     /// - Returns: whether `dropNotice` was committed (only with the whole range at once), and
-    ///   where the commit stopped when the store failed everything (nil when all of `range` was
-    ///   committed or set aside).
+    ///   where the commit stopped when the store failed everything, or when commits have not
+    ///   failed long enough yet (nil when all of `range` was committed or set
+    ///   aside).
     func commitSettingAside(
         _ events: [LogStore.Event?], _ range: Range<Int>, prepared: [TaskPreparation.PreparedTask?]?,
         dropNotice: LogStore.Event.MessageCreated?, rejected: inout [RejectedEvent]
@@ -37,7 +62,9 @@ extension BatchWriter {
             try commit(events[range], prepared: prepared, dropNotice: dropNotice)
             return (true, nil)
         } catch {
-            guard !Self.failsEverything(error) else { return (false, CommitFailure(index: range.lowerBound, error: error)) }
+            guard !Self.failsEverything(error), mayIsolate else {
+                return (false, CommitFailure(index: range.lowerBound, error: error))
+            }
             return (false, isolate(events, range, failedWith: error, prepared: prepared, rejected: &rejected))
         }
     }

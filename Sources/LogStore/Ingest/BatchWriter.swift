@@ -32,6 +32,9 @@ final class BatchWriter {
     private var metadataBuffer: [UInt8] = []
     /// Called with the body files a transaction's end could not delete (see ``transaction(_:)``).
     var onFileDeletionFailures: (([LogStore.Error]) -> Void)?
+    /// Rounds in a row whose commit failed, and since when (see ``commitSettingAside``).
+    var failedRounds = 0
+    var failingSince: ContinuousClock.Instant?
     /// Dropped events already reported in a stored notice.
     var reportedDropCount: UInt64 = 0
 

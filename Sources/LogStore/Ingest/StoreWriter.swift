@@ -335,6 +335,7 @@ final class StoreWriter: Sendable {
                 if let failure = outcome.failure {
                     // What committed stays committed; the rest goes back to the head of the
                     // buffer, where it counts against the bound and waits for the retry.
+                    writer.recordRound(failed: true)
                     putBack(events[failure.index...], taken: batch.taken)
                     reportRejected(rejected)
                     reportFailure(failure.error, upTo: lastTicket)
@@ -346,6 +347,7 @@ final class StoreWriter: Sendable {
                 // their turns between them, not only after the whole round.
                 if start < events.count { runUnorderedJobs(writer) }
             } while start < events.count
+            writer.recordRound(failed: false)
             buffer.release(batch.taken)
             roomWaiters.wakeAll()
             reportRejected(rejected)
