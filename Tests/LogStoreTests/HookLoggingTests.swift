@@ -59,7 +59,9 @@ struct HookLoggingTests {
                 try await store.flush()
                 return try await allMessages(store).map(\.text)
             }
-            #expect(recovered == [text, "write failed"], "the writer deadlocked on a hook that logs")
+            #expect(recovered != nil, "the writer deadlocked on a hook that logs")
+            #expect(recovered?.count == 2)
+            #expect(recovered?.last == "write failed")
             guard recovered != nil else { return }
             box.update { $0 = nil }
             try await store.close()

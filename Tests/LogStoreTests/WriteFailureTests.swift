@@ -68,6 +68,28 @@ struct WriteFailureTests {
         }
     }
 
+    @Test func closingWhileCommitsFailGivesUpAndReportsTheFailure() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.saveInterval = .milliseconds(20)
+        try await withTemporaryStoreURL { url in
+            let store = try await LogStore(storeURL: url, configuration: configuration)
+            store.storeMessage(label: "disk", level: .info, message: "before")
+            try await store.flush()
+            try await Self.setFull(store, true)
+            store.storeMessage(label: "disk", level: .info, message: String(repeating: "x", count: 8_000))
+            let closed: LogStore.Error?? = try await withinDeadline(seconds: 10) { () async -> LogStore.Error? in
+                do {
+                    try await store.close()
+                    return nil
+                } catch {
+                    return error as? LogStore.Error
+                }
+            }
+            #expect(closed != nil, "close() hung while commits failed")
+            #expect(closed??.kind == .writeFailed)
+        }
+    }
+
     @Test func anEventThatFailsOnItsOwnIsSetAsideAndTheRestCommits() async throws {
         let reported = Recorder<[LogStore.Error]>([])
         var configuration = LogStore.Configuration()

@@ -247,8 +247,10 @@ final class StoreWriter: Sendable {
                 if control.withLock({ $0.isStopping }) && !buffer.hasWaitingEvents && !hasPendingBatch { break }
             }
             let isStopping = control.withLock { $0.isStopping }
-            if isStopping && !buffer.hasWaitingEvents && !hasPendingBatch {
-                if consecutiveFailures == 0 || consecutiveFailures >= 3 { break }
+            if isStopping && !hasPendingBatch {
+                // Closing gives up on events put back after three failed rounds in a row.
+                if consecutiveFailures >= 3 { break }
+                if consecutiveFailures == 0 && !buffer.hasWaitingEvents { break }
             }
         }
         finishThread(failed: consecutiveFailures > 0)
