@@ -22,12 +22,12 @@ struct HookLoggingTests {
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url, options: [.create, .synchronous], configuration: configuration)
             box.update { $0 = store }
-            let returned = await returnsWithinDeadline(seconds: 5) {
+            let returned = await returnsWithinDeadline(seconds: 30) {
                 store.storeMessage(label: "app", level: .info, message: "trigger")
             }
             #expect(returned, "a synchronous logging call deadlocked on a hook that logs")
             guard returned else { return }
-            let flushed: Bool? = try await withinDeadline(seconds: 5) { try await store.flush(); return true }
+            let flushed: Bool? = try await withinDeadline(seconds: 30) { try await store.flush(); return true }
             #expect(flushed != nil)
             #expect(try await allMessages(store).map(\.text) == ["trigger", "from the hook"])
             box.update { $0 = nil }
@@ -48,13 +48,13 @@ struct HookLoggingTests {
             box.update { $0 = store }
             try await store.core.write { try $0.connection.execute("PRAGMA max_page_count = 1") }
             let text = String(repeating: "z", count: 4_000)
-            let returned = await returnsWithinDeadline(seconds: 5) {
+            let returned = await returnsWithinDeadline(seconds: 30) {
                 store.storeMessage(label: "app", level: .info, message: text)
             }
             #expect(returned)
             guard returned else { return }
             #expect(calls.current >= 1)
-            let recovered = try await withinDeadline(seconds: 5) { () async throws -> [String] in
+            let recovered = try await withinDeadline(seconds: 30) { () async throws -> [String] in
                 try await store.core.write { try $0.connection.execute("PRAGMA max_page_count = 1073741823") }
                 try await store.flush()
                 return try await allMessages(store).map(\.text)

@@ -38,7 +38,7 @@ struct MemoryBoundTests {
             try await store.flush()
             #expect(try await store.info().droppedSubscriberEventCount == 500)
 
-            let first = try await withinDeadline(seconds: 5) { () -> String? in
+            let first = try await withinDeadline(seconds: 30) { () -> String? in
                 for await event in events {
                     if case .messageStored(let message) = event { return message.message }
                 }

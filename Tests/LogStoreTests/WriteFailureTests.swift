@@ -51,7 +51,7 @@ struct WriteFailureTests {
             // The disk has room again: what was kept commits, and logging goes on.
             try await Self.setFull(store, false)
             store.storeMessage(label: "disk", level: .info, message: "after")
-            let flushed: Bool? = try await withinDeadline(seconds: 10) { try await store.flush(); return true }
+            let flushed: Bool? = try await withinDeadline(seconds: 30) { try await store.flush(); return true }
             #expect(flushed != nil)
             let info = try await store.info()
             #expect(info.pendingEventCount == 0)
@@ -77,7 +77,7 @@ struct WriteFailureTests {
             try await store.flush()
             try await Self.setFull(store, true)
             store.storeMessage(label: "disk", level: .info, message: String(repeating: "x", count: 8_000))
-            let closed: LogStore.Error?? = try await withinDeadline(seconds: 10) { () async -> LogStore.Error? in
+            let closed: LogStore.Error?? = try await withinDeadline(seconds: 30) { () async -> LogStore.Error? in
                 do {
                     try await store.close()
                     return nil
@@ -113,7 +113,7 @@ struct WriteFailureTests {
             store.storeMessage(label: "app", level: .info, message: "two")
             // The first rounds retry the whole batch (the cause may clear); then the body is
             // found and set aside, and the rest commits.
-            let flushed: Bool? = try await withinDeadline(seconds: 5) {
+            let flushed: Bool? = try await withinDeadline(seconds: 30) {
                 while true {
                     do {
                         try await store.flush()
