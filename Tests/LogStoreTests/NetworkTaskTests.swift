@@ -275,10 +275,11 @@ struct NetworkTaskTests {
     @Test func aBodyFileThatCannotBeWrittenIsRetried() async throws {
         var configuration = LogStore.Configuration()
         configuration.isBlobCompressionEnabled = false
-        configuration.saveInterval = .milliseconds(50)
-        // The cause goes away right after the first failure, on the writer's thread, before the
-        // next round: a test thread slowed by load could be late, and an event that keeps
-        // failing on its own is set aside after a while (WriteFailureTests).
+        // Only flush() starts a round; the cause goes away right after the first failure, on the
+        // writer's thread, before the next round: a test thread slowed by load could be late,
+        // and an event that keeps failing on its own is set aside after a while
+        // (WriteFailureTests).
+        configuration.saveInterval = .seconds(600)
         let obstacle = Recorder<URL?>(nil)
         configuration.onWriteError = { _ in
             obstacle.update { url in
@@ -298,9 +299,7 @@ struct NetworkTaskTests {
                 return
             }
             #expect(cause is LogStore.Error, "\(cause)")
-            #expect(try await store.info().taskCount == 0)
 
-            #expect(!FileManager.default.fileExists(atPath: blobs.path))
             try await store.flush()
             #expect(try await store.info().taskCount == 1)
             #expect(try await store.info().blobCount == 1)

@@ -28,12 +28,13 @@ struct WriteFailureTests {
             try await store.flush()
             try await Self.setFull(store, true)
 
-            // Full load for a while: every commit fails meanwhile.
+            // Full load for a while: every commit fails meanwhile. At least 5,000 messages,
+            // several times what the bound holds, however slow a loaded machine is.
             let text = String(repeating: "x", count: 300)
             var logged = 0
             var peak = (events: 0, bytes: 0)
             let start = ContinuousClock.now
-            while ContinuousClock.now - start < .milliseconds(1_200) {
+            while ContinuousClock.now - start < .milliseconds(1_200) || logged < 5_000 {
                 for _ in 0..<1_000 {
                     store.storeMessage(label: "disk", level: .info, message: "\(logged) \(text)")
                     logged += 1
