@@ -12,7 +12,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--only GROUP,...] [--json FILE]
           --quick      200k messages instead of 1M; 64 MiB for SHA-1 and 8 MiB for zlib
-                       instead of 256 MiB and 32 MiB; a 20 s sweep soak instead of 60 s
+                       instead of 256 MiB and 32 MiB; a 20 s sweep soak instead of 60 s, 10 s of failing
+                       commits instead of 60 s
           --only       run only these groups: \(BenchGroup.allCases.map(\.rawValue).joined(separator: ", "))
           --json FILE  also write the figures as JSON
         """)
@@ -57,6 +58,7 @@ do {
     if groups.contains(.sweep) {
         figures += try await SweepBenchmark(rows: rows, quick: quick, directory: directory).run()
     }
+    if groups.contains(.failing) { figures += try await FailingBenchmark(quick: quick, directory: directory).run() }
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -69,5 +71,5 @@ do {
 
 /// The parts of the benchmark `--only` can pick, in the order they run.
 enum BenchGroup: String, CaseIterable {
-    case ingest, hashing, blobs, network, sweep
+    case ingest, hashing, blobs, network, sweep, failing
 }

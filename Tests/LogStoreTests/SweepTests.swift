@@ -213,12 +213,14 @@ struct SweepTests {
     private static func fillForSize(_ url: URL) async throws -> Int64 {
         try await withStore(at: url, configuration: lossless()) { store in
             let padding = String(repeating: "x", count: 200)
-            for i in 0..<sizeTestTotal {
-                store.storeMessage(label: "size", level: .info, message: "\(i) \(padding)")
-                if i.isMultiple(of: 1_000) {
-                    store.storeRequest(
-                        NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
-                        data: Data(#"{"i":\#(i)}"#.utf8))
+            try await onOwnThread {
+                for i in 0..<sizeTestTotal {
+                    store.storeMessage(label: "size", level: .info, message: "\(i) \(padding)")
+                    if i.isMultiple(of: 1_000) {
+                        store.storeRequest(
+                            NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
+                            data: Data(#"{"i":\#(i)}"#.utf8))
+                    }
                 }
             }
         }
@@ -428,10 +430,12 @@ struct SweepTests {
         configuration.timeSource = Self.stoppedClock(at: Self.now)
         try await withTemporaryStore(configuration: configuration) { store, url in
             let padding = String(repeating: "y", count: 300)
-            for i in 0..<30_000 {
-                let age: TimeInterval = i < 27_000 ? 2 * 86_400 : 60
-                store.storeMessage(
-                    createdAt: Self.now.addingTimeInterval(-age), label: "shrink", level: .debug, message: "\(i)\(padding)")
+            try await onOwnThread {
+                for i in 0..<30_000 {
+                    let age: TimeInterval = i < 27_000 ? 2 * 86_400 : 60
+                    store.storeMessage(
+                        createdAt: Self.now.addingTimeInterval(-age), label: "shrink", level: .debug, message: "\(i)\(padding)")
+                }
             }
             try await store.flush()
             let database = url.appendingPathComponent("logs.sqlite")
@@ -560,12 +564,14 @@ struct SweepTests {
         try await withTemporaryStoreURL { url in
             try await withStore(at: url, configuration: Self.lossless()) { store in
                 let padding = String(repeating: "k", count: 150)
-                for i in 0..<Self.killedStoreSize {
-                    store.storeMessage(label: "kill", level: .info, message: "\(i) \(padding)")
-                    if i.isMultiple(of: 100) {
-                        store.storeRequest(
-                            NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
-                            data: Self.randomBody(seed: UInt64(i % 3_000), size: i.isMultiple(of: 500) ? 30_000 : 900))
+                try await onOwnThread {
+                    for i in 0..<Self.killedStoreSize {
+                        store.storeMessage(label: "kill", level: .info, message: "\(i) \(padding)")
+                        if i.isMultiple(of: 100) {
+                            store.storeRequest(
+                                NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil,
+                                data: Self.randomBody(seed: UInt64(i % 3_000), size: i.isMultiple(of: 500) ? 30_000 : 900))
+                        }
                     }
                 }
             }
@@ -618,8 +624,10 @@ struct SweepTests {
         configuration.timeSource = Self.stoppedClock(at: Self.now)
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
-            for i in 0..<60_000 {
-                store.storeMessage(createdAt: Self.now.addingTimeInterval(-7_200), label: "old", level: .info, message: "\(i)")
+            try await onOwnThread {
+                for i in 0..<60_000 {
+                    store.storeMessage(createdAt: Self.now.addingTimeInterval(-7_200), label: "old", level: .info, message: "\(i)")
+                }
             }
             try await store.flush()
             let sweeping = Task { try await store.sweep() }

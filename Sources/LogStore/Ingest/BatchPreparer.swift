@@ -12,17 +12,18 @@ struct PreparedBatch: Sendable {
     var lastTicket: UInt64 = 0
     /// The buffer's count of dropped events when this batch was taken.
     var droppedCount: UInt64 = 0
+    /// What the buffer counts in flight for this batch: released once it is committed or put back.
+    var taken = IngestBuffer.Taken()
 
     /// The keys of this batch's bodies, each once.
     var bodyKeys: [SHA1.Digest] { tasks.map(TaskPreparation.bodyKeys) ?? [] }
 
     /// Puts `earlier` (a failed commit's events, to retry) in front of this batch; their tasks
     /// are prepared again at commit.
-    mutating func prepend(_ earlier: [LogStore.Event?], lastTicket earlierTicket: UInt64) {
+    mutating func prepend(_ earlier: [LogStore.Event?]) {
         guard !earlier.isEmpty else { return }
         if let tasks { self.tasks = Array(repeating: nil, count: earlier.count) + tasks }
         events = earlier + events
-        lastTicket = max(lastTicket, earlierTicket)
     }
 }
 
@@ -46,11 +47,15 @@ final class BatchPreparer: Sendable {
     private let queue = DispatchQueue(label: "logstore-prepare")
     /// Called after each take, to wake producers waiting for room.
     private let didTake: @Sendable () -> Void
+    /// Marks the background preparation as the writer's work (its hook may log).
+    private let threads: WriterThreads
 
     init(
         buffer: IngestBuffer, configuration: LogStore.Configuration, blobSettings: BlobStore.Settings,
-        openReader: (@Sendable () throws -> Connection)?, didTake: @escaping @Sendable () -> Void
+        openReader: (@Sendable () throws -> Connection)?, threads: WriterThreads,
+        didTake: @escaping @Sendable () -> Void
     ) {
+        self.threads = threads
         self.buffer = buffer
         self.redaction = configuration.redaction
         self.willHandleEvent = configuration.willHandleEvent
@@ -72,7 +77,7 @@ final class BatchPreparer: Sendable {
         let pending = PendingBatch()
         let inFlight = Set(current.bodyKeys)
         queue.async { [self] in
-            pending.fulfil(prepare { keys in
+            pending.fulfil(threads.preparing { prepare { keys in
                 let unseen = keys.filter { !inFlight.contains($0) }
                 let stored = try reader.withLock { reader -> Set<SHA1.Digest> in
                     guard let openReader else { return [] }
@@ -81,7 +86,7 @@ final class BatchPreparer: Sendable {
                     return try BlobStore.storedKeys(among: unseen, connection: connection)
                 }
                 return stored.union(keys.filter { inFlight.contains($0) })
-            })
+            } })
         }
         return pending
     }
@@ -97,6 +102,20 @@ final class BatchPreparer: Sendable {
         didTake()
         batch.lastTicket = taken.lastTicket
         batch.droppedCount = buffer.droppedCount
+        batch.taken = taken.taken
+        // Events put back after a failed commit were prepared then: they go first, as they are.
+        let retry = taken.retry
+        taken.retry = []
+        batch = prepare(&taken, into: batch, storedKeys: storedKeys)
+        batch.prepend(retry)
+        return batch
+    }
+
+    private func prepare(
+        _ taken: inout IngestBuffer.Batch, into batch: PreparedBatch,
+        storedKeys: ([SHA1.Digest]) throws -> Set<SHA1.Digest>
+    ) -> PreparedBatch {
+        var batch = batch
         // Secrets go first: before the hook sees the event, before bodies are hashed.
         for index in taken.events.indices {
             if let event = taken.events[index], event.isNetworkEvent {

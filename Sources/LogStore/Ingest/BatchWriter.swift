@@ -30,9 +30,11 @@ final class BatchWriter {
 
     /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
     private var metadataBuffer: [UInt8] = []
-    /// Events whose commit failed, kept (already passed through `willHandleEvent`) for the retry.
-    var retry: [LogStore.Event?] = []
-    var retryLastTicket: UInt64 = 0
+    /// Called with the body files a transaction's end could not delete (see ``transaction(_:)``).
+    var onFileDeletionFailures: (([LogStore.Error]) -> Void)?
+    /// Rounds in a row whose commit failed, and since when (see ``commitSettingAside``).
+    var failedRounds = 0
+    var failingSince: ContinuousClock.Instant?
     /// Dropped events already reported in a stored notice.
     var reportedDropCount: UInt64 = 0
 
@@ -266,14 +268,18 @@ final class BatchWriter {
         do {
             let value = try connection.transaction(.immediate, body)
             // A body file that could not be deleted stays an orphan for the sweep to remove;
-            // the commit stands either way.
-            _ = blobs.didCommit()
+            // the commit stands either way, and the failure is counted and reported.
+            reportFileDeletionFailures(blobs.didCommit())
             return value
         } catch {
-            _ = blobs.didRollBack()
+            reportFileDeletionFailures(blobs.didRollBack())
             resetCaches()
             throw error
         }
+    }
+
+    private func reportFileDeletionFailures(_ failures: [LogStore.Error]) {
+        if !failures.isEmpty { onFileDeletionFailures?(failures) }
     }
 
     /// Forgets cached row ids (after rows were deleted outside the insert path).

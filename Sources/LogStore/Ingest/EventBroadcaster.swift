@@ -2,15 +2,26 @@ import Foundation
 import Synchronization
 
 /// Fans committed events out to every ``LogStore/events`` subscriber.
+///
+/// Each subscriber has its own buffer of ``LogStore/eventSubscriberBufferLimit`` events: a
+/// subscriber that does not keep up loses the oldest events of its buffer, never blocks the
+/// writer and never grows without bound; the losses are counted (``droppedCount``,
+/// ``LogStore/Info/droppedSubscriberEventCount``).
 final class EventBroadcaster: Sendable {
     /// `nil` once the store closed: later subscribers get a stream that has already ended.
     private let subscribers = Mutex<[UUID: AsyncStream<LogStore.Event>.Continuation]?>([:])
+    private let dropped = Atomic<Int>(0)
+    private let limit: Int
+
+    init(limit: Int = LogStore.eventSubscriberBufferLimit) {
+        self.limit = max(1, limit)
+    }
 
     /// A new stream that receives every event committed from now on, until it is dropped or the
     /// store closes (after the store closed, a stream that ends at once).
     func subscribe() -> AsyncStream<LogStore.Event> {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<LogStore.Event>.makeStream(bufferingPolicy: .bufferingNewest(100_000))
+        let (stream, continuation) = AsyncStream<LogStore.Event>.makeStream(bufferingPolicy: .bufferingNewest(limit))
         continuation.onTermination = { [weak self] _ in
             self?.subscribers.withLock { _ = $0?.removeValue(forKey: id) }
         }
@@ -27,11 +38,18 @@ final class EventBroadcaster: Sendable {
         subscribers.withLock { !($0?.isEmpty ?? true) }
     }
 
+    /// Events dropped from subscribers' full buffers since the store opened.
+    var droppedCount: Int { dropped.load(ordering: .relaxed) }
+
     func publish(_ events: [LogStore.Event]) {
         let continuations = subscribers.withLock { Array(($0 ?? [:]).values) }
+        var droppedNow = 0
         for continuation in continuations {
-            for event in events { continuation.yield(event) }
+            for event in events {
+                if case .dropped = continuation.yield(event) { droppedNow += 1 }
+            }
         }
+        if droppedNow > 0 { dropped.add(droppedNow, ordering: .relaxed) }
     }
 
     /// Ends every stream (the store closed).

@@ -6,30 +6,53 @@ import Synchronization
 /// whole array out for a recycled one, so no append ever waits for I/O and arrays, once grown,
 /// never reallocate under the lock (PERF-NOTES.md: growth copies were the p99 cost).
 ///
-/// When ``capacity`` events are waiting, ``LogStore/OverflowPolicy/dropLowestLevelsFirst`` evicts
-/// the oldest waiting event of the lowest level present by leaving a hole (`nil`) in its slot;
-/// holes are squeezed out when they would make the array outgrow twice the capacity, so the
-/// eviction stays amortised O(1).
+/// The bound is on everything not yet committed, counted and in bytes (estimated): events
+/// waiting, events the writer took and is preparing or committing (*in flight*), and events
+/// whose commit failed, put back at the head (``putBack(_:releasing:)``) so a failing disk
+/// cannot make the writer hold more than the bound. When the next event would pass the bound,
+/// ``LogStore/OverflowPolicy/dropLowestLevelsFirst`` evicts the oldest waiting events of the
+/// lowest levels present (put-back events first: they are the oldest) by leaving holes (`nil`)
+/// in their slots; holes are squeezed out when they would make the array outgrow twice the
+/// capacity, so the eviction stays amortised O(1). In-flight events cannot be evicted: when
+/// only they fill the bound, the new event is dropped.
 final class IngestBuffer: Sendable {
-    /// The most events that may wait.
+    /// The most events that may be pending.
     let capacity: Int
+    /// The most bytes (``LogStore/Event/estimatedSize``) that may be pending. An event larger
+    /// than this on its own is accepted only when nothing else is pending.
+    let byteCapacity: Int
     let policy: LogStore.OverflowPolicy
     /// A waiting count that makes the writer commit before its interval ends.
     let wakeThreshold: Int
+    /// Waiting bytes that make the writer commit before its interval ends.
+    let byteWakeThreshold: Int
     private let state: Mutex<State>
 
     struct State: ~Copyable {
+        /// Events whose commit failed, put back for the next batch, already prepared (redacted,
+        /// through `willHandleEvent`); older than every event of ``events``.
+        var retry: [LogStore.Event?] = []
         var events: [LogStore.Event?]
         var spare: [LogStore.Event?]
-        /// Events waiting (holes excluded).
+        /// Events waiting in ``retry`` and ``events`` (holes excluded).
         var live = 0
         var liveByLevel = [Int](repeating: 0, count: LogStore.Level.allCases.count)
-        /// Per level, the slot where the search for the oldest event of that level resumes.
+        /// Bytes waiting, in all and per level.
+        var bytes = 0
+        var bytesByLevel = [Int](repeating: 0, count: LogStore.Level.allCases.count)
+        /// Taken by the writer, not yet committed nor put back.
+        var inFlight = 0
+        var inFlightBytes = 0
+        /// Per level, the slot (``retry`` then ``events``) where the search for the oldest event
+        /// of that level resumes.
         var evictionCursor = [Int](repeating: 0, count: LogStore.Level.allCases.count)
         /// Accepted events since the store opened: the ticket ``LogStore/flush()`` waits for.
         var accepted: UInt64 = 0
         var dropped: UInt64 = 0
         var isClosed = false
+
+        var pending: Int { live + inFlight }
+        var pendingBytes: Int { bytes + inFlightBytes }
     }
 
     /// What happened to an appended event.
@@ -45,17 +68,33 @@ final class IngestBuffer: Sendable {
         case closed
     }
 
-    /// A batch taken by the writer.
+    /// A batch taken by the writer. Its events stay counted as pending (in flight) until the
+    /// writer calls ``release(_:)`` or ``putBack(_:releasing:)`` with ``taken``.
     struct Batch {
+        /// Events put back after a failed commit, already prepared: they go first.
+        var retry: [LogStore.Event?]
         var events: [LogStore.Event?]
         /// Every ticket up to this one is in this batch or an earlier one.
         var lastTicket: UInt64
+        var taken: Taken
     }
 
-    init(capacity: Int, policy: LogStore.OverflowPolicy) {
+    /// What one take moved in flight, to hand back exactly once.
+    struct Taken: Sendable {
+        var count = 0
+        var bytes = 0
+
+        static func + (lhs: Taken, rhs: Taken) -> Taken {
+            Taken(count: lhs.count + rhs.count, bytes: lhs.bytes + rhs.bytes)
+        }
+    }
+
+    init(capacity: Int, byteCapacity: Int = .max, policy: LogStore.OverflowPolicy) {
         self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
         self.policy = policy
         self.wakeThreshold = max(1, min(4096, self.capacity / 4))
+        self.byteWakeThreshold = max(1, self.byteCapacity / 4)
         let reserved = min(self.capacity, 16_384)
         var events: [LogStore.Event?] = []
         events.reserveCapacity(reserved)
@@ -66,11 +105,13 @@ final class IngestBuffer: Sendable {
 
     func append(_ event: LogStore.Event) -> AppendResult {
         let level = Int(event.level.rawValue)
+        let size = event.estimatedSize
         return state.withLock { state -> AppendResult in
             if state.isClosed { return .closed }
-            if state.live >= capacity {
+            let needed = neededRoom(for: size, in: state)
+            if needed.count > 0 || needed.bytes > 0 {
                 if policy == .waitForSpace { return .full }
-                guard Self.evictOldest(atOrBelow: level, in: &state) else {
+                guard Self.evict(needed, atOrBelow: level, in: &state) else {
                     state.dropped += 1
                     return .dropped
                 }
@@ -78,53 +119,135 @@ final class IngestBuffer: Sendable {
                     Self.removeHoles(in: &state)
                 }
             }
+            let bytesBefore = state.bytes
             state.events.append(event)
             state.live += 1
             state.liveByLevel[level] += 1
+            state.bytes += size
+            state.bytesByLevel[level] += size
             state.accepted += 1
-            return .accepted(ticket: state.accepted, wakeWriter: state.live == wakeThreshold)
+            let wakeWriter = state.live == wakeThreshold
+                || (bytesBefore < byteWakeThreshold && state.bytes >= byteWakeThreshold)
+            return .accepted(ticket: state.accepted, wakeWriter: wakeWriter)
         }
     }
 
-    /// Evicts the oldest waiting event of the lowest level present, if that level is at most
-    /// `level`; returns whether it did.
-    private static func evictOldest(atOrBelow level: Int, in state: inout State) -> Bool {
-        guard let lowest = state.liveByLevel.firstIndex(where: { $0 > 0 }), lowest <= level else {
-            return false
+    /// The events and bytes to free before an event of `size` bytes fits (zero when it does).
+    private func neededRoom(for size: Int, in state: borrowing State) -> Taken {
+        let count = state.pending + 1 - capacity
+        // An event larger than the whole bound still gets in when it is alone.
+        let bytes = state.pending == 0 ? 0 : state.pendingBytes + size - byteCapacity
+        return Taken(count: max(0, count), bytes: max(0, bytes))
+    }
+
+    /// Evicts the oldest waiting events of the lowest levels present, all at most `level`,
+    /// until `needed` is freed; evicts nothing and returns `false` when that is impossible.
+    private static func evict(_ needed: Taken, atOrBelow level: Int, in state: inout State) -> Bool {
+        let evictableCount = state.liveByLevel[0...level].reduce(0, +)
+        let evictableBytes = state.bytesByLevel[0...level].reduce(0, +)
+        guard evictableCount >= needed.count, evictableBytes >= needed.bytes else { return false }
+        var freed = Taken()
+        while freed.count < needed.count || freed.bytes < needed.bytes {
+            guard let size = evictOldest(in: &state) else { return false }
+            freed.count += 1
+            freed.bytes += size
         }
+        return true
+    }
+
+    /// Evicts the oldest waiting event of the lowest level present; returns its size, or `nil`
+    /// when nothing waits.
+    private static func evictOldest(in state: inout State) -> Int? {
+        guard let lowest = state.liveByLevel.firstIndex(where: { $0 > 0 }) else { return nil }
         var index = state.evictionCursor[lowest]
-        while index < state.events.count {
-            if let event = state.events[index], Int(event.level.rawValue) == lowest {
-                state.events[index] = nil
+        let retryCount = state.retry.count
+        while index < retryCount + state.events.count {
+            let isRetry = index < retryCount
+            let slot = isRetry ? index : index - retryCount
+            if let event = isRetry ? state.retry[slot] : state.events[slot], Int(event.level.rawValue) == lowest {
+                if isRetry { state.retry[slot] = nil } else { state.events[slot] = nil }
+                let size = event.estimatedSize
                 state.evictionCursor[lowest] = index + 1
                 state.live -= 1
                 state.liveByLevel[lowest] -= 1
+                state.bytes -= size
+                state.bytesByLevel[lowest] -= size
                 state.dropped += 1
-                return true
+                return size
             }
             index += 1
         }
-        return false
+        return nil
     }
 
     private static func removeHoles(in state: inout State) {
+        state.retry.removeAll(where: { $0 == nil })
         state.events.removeAll(where: { $0 == nil })
+        resetCursors(in: &state)
+    }
+
+    private static func resetCursors(in state: inout State) {
         for level in state.evictionCursor.indices { state.evictionCursor[level] = 0 }
     }
 
-    /// Takes everything waiting, or `nil` when nothing is.
+    /// Takes everything waiting, or `nil` when nothing is. What it takes stays pending (in
+    /// flight) until released or put back.
     func take() -> Batch? {
         state.withLock { state -> Batch? in
             guard state.live > 0 else { return nil }
             var events = state.spare
             state.spare = []
             swap(&events, &state.events)
+            let retry = state.retry
+            state.retry = []
+            let taken = Taken(count: state.live, bytes: state.bytes)
+            state.inFlight += taken.count
+            state.inFlightBytes += taken.bytes
             state.live = 0
+            state.bytes = 0
             for level in state.liveByLevel.indices {
                 state.liveByLevel[level] = 0
-                state.evictionCursor[level] = 0
+                state.bytesByLevel[level] = 0
             }
-            return Batch(events: events, lastTicket: state.accepted)
+            Self.resetCursors(in: &state)
+            return Batch(retry: retry, events: events, lastTicket: state.accepted, taken: taken)
+        }
+    }
+
+    /// The writer is done with what it took (committed, or set aside): it is no longer pending.
+    func release(_ taken: Taken) {
+        state.withLock { state in
+            state.inFlight -= taken.count
+            state.inFlightBytes -= taken.bytes
+        }
+    }
+
+    /// Puts events whose commit failed back at the head, before everything waiting, and
+    /// releases what was taken with them. They count against the bound again; past it (a
+    /// `willHandleEvent` that made events larger), the overflow policy evicts, oldest of the
+    /// lowest levels first, and counts the drops.
+    func putBack(_ events: [LogStore.Event?], releasing taken: Taken) {
+        state.withLock { state in
+            state.inFlight -= taken.count
+            state.inFlightBytes -= taken.bytes
+            var kept: [LogStore.Event?] = []
+            kept.reserveCapacity(events.count + state.retry.count)
+            for case let event? in events {
+                let level = Int(event.level.rawValue)
+                let size = event.estimatedSize
+                kept.append(event)
+                state.live += 1
+                state.liveByLevel[level] += 1
+                state.bytes += size
+                state.bytesByLevel[level] += size
+            }
+            kept.append(contentsOf: state.retry)
+            state.retry = kept
+            Self.resetCursors(in: &state)
+            guard policy != .waitForSpace else { return }
+            while state.pending > capacity || (state.pendingBytes > byteCapacity && state.live > 1) {
+                guard Self.evictOldest(in: &state) != nil else { break }
+            }
         }
     }
 
@@ -138,11 +261,27 @@ final class IngestBuffer: Sendable {
         }
     }
 
+    /// Counts an event dropped outside ``append(_:)`` (one that could not wait for room).
+    func countDrop() {
+        state.withLock { $0.dropped += 1 }
+    }
+
     /// The ticket of the newest accepted event.
     var lastTicket: UInt64 { state.withLock { $0.accepted } }
 
-    /// Events waiting right now.
-    var pendingCount: Int { state.withLock { $0.live } }
+    /// Events not yet committed: waiting, in flight, or put back after a failed commit.
+    var pendingCount: Int { state.withLock { $0.pending } }
+
+    /// Estimated bytes of the events of ``pendingCount``.
+    var pendingBytes: Int { state.withLock { $0.pendingBytes } }
+
+    /// Whether events wait to be taken.
+    var hasWaitingEvents: Bool { state.withLock { $0.live > 0 } }
+
+    /// Whether enough waits (in count or bytes) for the writer to start a batch now.
+    var isPastWakeThreshold: Bool {
+        state.withLock { $0.live >= wakeThreshold || $0.bytes >= byteWakeThreshold }
+    }
 
     /// Events dropped since the store opened.
     var droppedCount: UInt64 { state.withLock { $0.dropped } }

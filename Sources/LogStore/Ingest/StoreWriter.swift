@@ -30,6 +30,8 @@ final class StoreWriter: Sendable {
     private let lastCommitNanoseconds = Atomic<Int64>(0)
     /// Called once the thread has stopped (`nil` once it has: later callers are called at once).
     private let finished = Mutex<[@Sendable () -> Void]?>([])
+    /// The threads running the writer's work (and its hooks), where logging must not wait.
+    let threads = WriterThreads()
 
     private struct Control {
         var jobs: [Job] = []
@@ -42,6 +44,10 @@ final class StoreWriter: Sendable {
         var isStopped = false
         var writeErrorCount = 0
         var lastWriteError: LogStore.Error?
+        /// Events set aside because they failed to commit on their own (see ``BatchWriter/commitSettingAside``).
+        var rejectedEventCount = 0
+        /// Body files a commit or rollback could not delete (the sweep's orphan scan retries).
+        var blobDeletionFailureCount = 0
         var finalError: LogStore.Error?
     }
 
@@ -69,7 +75,10 @@ final class StoreWriter: Sendable {
         self.roomWaiters = roomWaiters
         self.preparer = BatchPreparer(
             buffer: buffer, configuration: configuration, blobSettings: blobSettings, openReader: openReader,
-            didTake: { roomWaiters.wakeAll() })
+            threads: threads, didTake: { roomWaiters.wakeAll() })
+        database.withLock { writer in
+            writer.onFileDeletionFailures = { [weak self] failures in self?.reportFileDeletionFailures(failures) }
+        }
     }
 
     /// The writer thread's `pthread_t` once it runs (0 before): the exit drain must not wait
@@ -118,6 +127,8 @@ final class StoreWriter: Sendable {
     /// Blocks the calling thread until the event with `ticket` is committed (or its commit
     /// failed): the `.synchronous` option.
     func waitUntilCommitted(_ ticket: UInt64) {
+        // The writer's own hooks logging: waiting would be waiting for itself.
+        guard !threads.isCurrent else { return }
         commitSignal(forTicket: ticket)?.wait()
     }
 
@@ -228,6 +239,12 @@ final class StoreWriter: Sendable {
         control.withLock { ($0.writeErrorCount, $0.lastWriteError) }
     }
 
+    /// Events set aside because they failed to commit on their own, and body files that could
+    /// not be deleted, since the store opened.
+    var setAsideCounts: (rejectedEvents: Int, blobDeletionFailures: Int) {
+        control.withLock { ($0.rejectedEventCount, $0.blobDeletionFailureCount) }
+    }
+
     /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread,
     /// and calls `done` on the writer thread as it ends (at once when it already has). Blocks
     /// nothing: a store released without `close()` stops its writer from any thread.
@@ -259,6 +276,7 @@ final class StoreWriter: Sendable {
     // MARK: The writer thread
 
     private func run() {
+        threads.enterWriterThread()
         var consecutiveFailures = 0
         while true {
             _ = wake.wait(timeout: .now() + Self.dispatchInterval(backoff(consecutiveFailures)))
@@ -267,13 +285,15 @@ final class StoreWriter: Sendable {
                 consecutiveFailures = outcome == .failed ? consecutiveFailures + 1 : 0
                 let ranJobs = runJobs()
                 if outcome == .failed { break }
-                if buffer.pendingCount < buffer.wakeThreshold && !ranJobs && !hasPendingBatch { break }
+                if !buffer.isPastWakeThreshold && !ranJobs && !hasPendingBatch { break }
                 // Steps of long jobs keep this loop going; closing must still end it.
-                if control.withLock({ $0.isStopping }) && buffer.pendingCount == 0 && !hasPendingBatch { break }
+                if control.withLock({ $0.isStopping }) && !buffer.hasWaitingEvents && !hasPendingBatch { break }
             }
             let isStopping = control.withLock { $0.isStopping }
-            if isStopping && buffer.pendingCount == 0 && !hasPendingBatch {
-                if consecutiveFailures == 0 || consecutiveFailures >= 3 { break }
+            if isStopping && !hasPendingBatch {
+                // Closing gives up on events put back after three failed rounds in a row.
+                if consecutiveFailures >= 3 { break }
+                if consecutiveFailures == 0 && !buffer.hasWaitingEvents { break }
             }
         }
         finishThread(failed: consecutiveFailures > 0)
@@ -322,9 +342,7 @@ final class StoreWriter: Sendable {
             // While the next batch is still being prepared, the writer would only wait.
             if let pendingBatch, !pendingBatch.isReady { runUnorderedJobs(writer) }
             var batch = pendingBatch?.wait() ?? preparer.prepareNow(connection: writer.connection)
-            batch.prepend(writer.retry, lastTicket: writer.retryLastTicket)
-            writer.retry = []
-            if pipelining && buffer.pendingCount >= buffer.wakeThreshold {
+            if pipelining && buffer.isPastWakeThreshold {
                 let next = preparer.startNext(after: batch)
                 pending.withLock { $0 = next }
             }
@@ -335,36 +353,52 @@ final class StoreWriter: Sendable {
             let dropped = batch.droppedCount
             guard !events.isEmpty || lastTicket > control.withLock({ $0.committedTicket })
                 || dropped > writer.reportedDropCount
-            else { return .idle }
+            else {
+                buffer.release(batch.taken)
+                return .idle
+            }
 
-            let notice = dropped > writer.reportedDropCount
-                ? Self.dropNotice(count: dropped - writer.reportedDropCount, capacity: buffer.capacity) : nil
+            var notice = dropped > writer.reportedDropCount
+                ? Self.dropNotice(
+                    count: dropped - writer.reportedDropCount, capacity: buffer.capacity, bytes: buffer.byteCapacity)
+                : nil
             // The longest transaction of the round, steps of other jobs between them excluded.
             var longestCommit: Duration = .zero
+            var committedNotice: LogStore.Event.MessageCreated?
+            var rejected: [BatchWriter.RejectedEvent] = []
             var start = 0
             repeat {
                 let end = writer.transactionEnd(events, from: start)
-                do {
-                    let commitStart = ContinuousClock.now
-                    try writer.commit(events[start..<end], prepared: prepared, dropNotice: start == 0 ? notice : nil)
-                    longestCommit = max(longestCommit, ContinuousClock.now - commitStart)
-                } catch {
-                    // What committed stays committed; the rest waits for the retry.
-                    writer.retry = Array(events[start...])
-                    writer.retryLastTicket = lastTicket
-                    if start > 0 { writer.reportedDropCount = dropped }
-                    reportFailure(error, upTo: lastTicket)
+                let commitStart = ContinuousClock.now
+                let outcome = writer.commitSettingAside(
+                    events, start..<end, prepared: prepared, dropNotice: notice, rejected: &rejected)
+                if outcome.noticeCommitted {
+                    committedNotice = notice
+                    notice = nil
+                    writer.reportedDropCount = dropped
+                }
+                if let failure = outcome.failure {
+                    // What committed stays committed; the rest goes back to the head of the
+                    // buffer, where it counts against the bound and waits for the retry.
+                    writer.recordRound(failed: true)
+                    putBack(events[failure.index...], taken: batch.taken)
+                    reportRejected(rejected)
+                    reportFailure(failure.error, upTo: lastTicket)
                     return .failed
                 }
+                longestCommit = max(longestCommit, ContinuousClock.now - commitStart)
                 start = end
                 // A round can hold many transactions: unordered jobs (the sweep's steps) take
                 // their turns between them, not only after the whole round.
                 if start < events.count { runUnorderedJobs(writer) }
             } while start < events.count
-            writer.reportedDropCount = dropped
+            writer.recordRound(failed: false)
+            buffer.release(batch.taken)
+            roomWaiters.wakeAll()
+            reportRejected(rejected)
             lastCommitNanoseconds.store(longestCommit.nanoseconds, ordering: .relaxed)
             if broadcaster.hasSubscribers {
-                var published = notice.map { [LogStore.Event.messageStored($0)] } ?? []
+                var published = committedNotice.map { [LogStore.Event.messageStored($0)] } ?? []
                 published.append(contentsOf: events.lazy.compactMap { $0 })
                 broadcaster.publish(published)
             }
@@ -373,6 +407,23 @@ final class StoreWriter: Sendable {
             checkSize(writer)
             return .wrote
         }
+    }
+
+    /// Puts the events of a failed commit back at the head of the buffer, with those of the
+    /// batch prepared meanwhile (newer: they wait behind), releasing what both took.
+    private func putBack(_ failed: ArraySlice<LogStore.Event?>, taken: IngestBuffer.Taken) {
+        var events = Array(failed)
+        var taken = taken
+        let next = pending.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }
+        if let next {
+            let batch = next.wait()
+            events += batch.events
+            taken = taken + batch.taken
+        }
+        buffer.putBack(events, releasing: taken)
     }
 
     private func checkSize(_ writer: BatchWriter) {
@@ -399,16 +450,34 @@ final class StoreWriter: Sendable {
         for waiter in synchronousWaiters { waiter.semaphore.signal() }
     }
 
-    private func reportFailure(_ error: any Error, upTo ticket: UInt64) {
-        let cause: any Swift.Error & Sendable
-        if let databaseError = error as? DatabaseError {
-            cause = databaseError
-        } else if let storeError = error as? LogStore.Error {
-            cause = storeError
-        } else {
-            cause = DatabaseError(extendedCode: 1, message: String(describing: error), sql: nil)
+    private static func writeFailed(_ error: any Error) -> LogStore.Error {
+        if let databaseError = error as? DatabaseError { return .writeFailed(databaseError) }
+        if let storeError = error as? LogStore.Error { return .writeFailed(storeError) }
+        return .writeFailed(DatabaseError(extendedCode: 1, message: String(describing: error), sql: nil))
+    }
+
+    /// Counts and reports the events set aside because they failed on their own.
+    private func reportRejected(_ rejected: [BatchWriter.RejectedEvent]) {
+        guard !rejected.isEmpty else { return }
+        let errors = rejected.map { Self.writeFailed($0.error) }
+        control.withLock { control in
+            control.rejectedEventCount += rejected.count
+            control.writeErrorCount += rejected.count
+            control.lastWriteError = errors.last
         }
-        let storeError = LogStore.Error.writeFailed(cause)
+        if let onWriteError { for error in errors { onWriteError(error) } }
+    }
+
+    /// Counts and reports body files a transaction's end could not delete (they stay as orphans
+    /// for the sweep's scan, which retries).
+    private func reportFileDeletionFailures(_ failures: [LogStore.Error]) {
+        guard !failures.isEmpty else { return }
+        control.withLock { $0.blobDeletionFailureCount += failures.count }
+        if let onWriteError { for failure in failures { onWriteError(failure) } }
+    }
+
+    private func reportFailure(_ error: any Error, upTo ticket: UInt64) {
+        let storeError = Self.writeFailed(error)
         let (flushWaiters, synchronousWaiters) = control.withLock { control in
             control.writeErrorCount += 1
             control.lastWriteError = storeError
@@ -479,10 +548,11 @@ final class StoreWriter: Sendable {
         .nanoseconds(Int(duration.nanoseconds))
     }
 
-    private static func dropNotice(count: UInt64, capacity: Int) -> LogStore.Event.MessageCreated {
+    private static func dropNotice(count: UInt64, capacity: Int, bytes: Int) -> LogStore.Event.MessageCreated {
         LogStore.Event.MessageCreated(
             createdAt: Date(), label: "logstore", level: .warning,
-            message: "Dropped \(count) events: the ingestion buffer was full (maxPendingEvents = \(capacity))",
+            message: "Dropped \(count) events: the ingestion buffer was full "
+                + "(maxPendingEvents = \(capacity), maxPendingBytes = \(bytes))",
             metadata: ["dropped": .string(String(count))], file: "StoreWriter.swift", function: "writePendingEvents()",
             line: 0)
     }

@@ -17,6 +17,13 @@ import Synchronization
 /// progress after completion and a second creation of the same task are ignored. Secrets are
 /// redacted by the store (``LogStore/Configuration/redaction``) before anything is stored or
 /// published.
+///
+/// The logger remembers each created task until it completes. A task that never completes (its
+/// completion was never reported) is forgotten once it is older than ``openTaskTimeout`` or when
+/// more than ``maxOpenTasks`` are open (the oldest first), and counted in
+/// ``evictedTaskCount``: its later calls are treated as those of a task never created. So the
+/// table stays bounded: at most ``maxOpenTasks`` tasks, each holding at most
+/// ``LogStore/Configuration/responseBodySizeLimit`` bytes of body.
 public final class NetworkLogger: Sendable {
     /// The store tasks go to.
     public let store: LogStore
@@ -24,7 +31,28 @@ public final class NetworkLogger: Sendable {
     public let label: String
     /// Which URLs are recorded.
     public let filter: URLFilter
-    private let tasks = Mutex<[UUID: TaskRecord]>([:])
+    /// The most tasks remembered between creation and completion. Default: 10,000.
+    public let maxOpenTasks: Int
+    /// How long a created task is remembered without completing. Default: 1 hour.
+    public let openTaskTimeout: Duration
+    private let state = Mutex(OpenTasks())
+
+    /// The open tasks, and their creation order for eviction.
+    private struct OpenTasks {
+        var tasks: [UUID: Entry] = [:]
+        /// Task ids in creation order, from `head` on; an entry whose serial no longer matches
+        /// its task's (completed, or created again) is stale and skipped.
+        var order: [(id: UUID, serial: UInt64)] = []
+        var head = 0
+        var serial: UInt64 = 0
+        var evicted = 0
+    }
+
+    private struct Entry {
+        var record: TaskRecord
+        var serial: UInt64
+        var createdAt: ContinuousClock.Instant
+    }
 
     /// What the logger knows about a task between its creation and completion.
     private enum TaskRecord {
@@ -51,10 +79,60 @@ public final class NetworkLogger: Sendable {
     ///   - store: where tasks are stored.
     ///   - label: the label of the tasks' technical messages.
     ///   - filter: which URLs to record (default: all).
-    public init(store: LogStore, label: String = "network", filter: URLFilter = URLFilter()) {
+    ///   - maxOpenTasks: the most tasks remembered between creation and completion; past it the
+    ///     oldest are forgotten (``evictedTaskCount``). Default: 10,000.
+    ///   - openTaskTimeout: how long a task is remembered without completing. Default: 1 hour.
+    public init(
+        store: LogStore, label: String = "network", filter: URLFilter = URLFilter(), maxOpenTasks: Int = 10_000,
+        openTaskTimeout: Duration = .seconds(3600)
+    ) {
         self.store = store
         self.label = label
         self.filter = filter
+        self.maxOpenTasks = max(1, maxOpenTasks)
+        self.openTaskTimeout = openTaskTimeout
+    }
+
+    /// Tasks forgotten before they completed (too old, or too many open), since the logger was made.
+    public var evictedTaskCount: Int { state.withLock { $0.evicted } }
+
+    /// Tasks created and not yet completed (nor evicted).
+    public var openTaskCount: Int { state.withLock { $0.tasks.count } }
+
+    /// Remembers a new task and forgets the ones past the bounds; `false` when it is known.
+    private func insert(_ taskID: UUID, _ record: TaskRecord) -> Bool {
+        let now = ContinuousClock.now
+        return state.withLock { state -> Bool in
+            guard state.tasks[taskID] == nil else { return false }
+            state.serial += 1
+            state.tasks[taskID] = Entry(record: record, serial: state.serial, createdAt: now)
+            state.order.append((taskID, state.serial))
+            evict(&state, now: now)
+            return true
+        }
+    }
+
+    private func evict(_ state: inout OpenTasks, now: ContinuousClock.Instant) {
+        while state.head < state.order.count {
+            let (id, serial) = state.order[state.head]
+            guard let entry = state.tasks[id], entry.serial == serial else {
+                state.head += 1
+                continue
+            }
+            guard state.tasks.count > maxOpenTasks || now - entry.createdAt > openTaskTimeout else { break }
+            state.tasks[id] = nil
+            state.evicted += 1
+            state.head += 1
+        }
+        // Completed tasks leave stale entries behind: rebuild the order before they outnumber
+        // the open tasks.
+        if state.order.count - state.head > 2 * state.tasks.count + 1_024 {
+            state.order = state.tasks.map { ($0.key, $0.value.serial) }.sorted { $0.serial < $1.serial }
+            state.head = 0
+        } else if state.head > 1_024 && state.head * 2 > state.order.count {
+            state.order.removeFirst(state.head)
+            state.head = 0
+        }
     }
 
     /// A task started.
@@ -63,13 +141,11 @@ public final class NetworkLogger: Sendable {
         taskDescription: String? = nil
     ) {
         let isAllowed = filter.allows(request.url)
-        let isNew = tasks.withLock { tasks -> Bool in
-            guard tasks[taskID] == nil else { return false }
-            tasks[taskID] = isAllowed
+        let isNew = insert(
+            taskID,
+            isAllowed
                 ? .open(OpenTask(type: type, createdAt: createdAt, request: request, taskDescription: taskDescription))
-                : .excluded
-            return true
-        }
+                : .excluded)
         guard isNew, isAllowed else { return }
         store.core.ingest(.networkTaskCreated(.init(
             taskID: taskID, taskType: type, createdAt: createdAt, request: request, label: label,
@@ -78,8 +154,8 @@ public final class NetworkLogger: Sendable {
 
     /// The task's progress: `completed` of `total` units (bytes for data tasks; -1 when unknown).
     public func logProgress(taskID: UUID, completed: Int64, total: Int64) {
-        let isOpen = tasks.withLock { tasks -> Bool in
-            if case .open = tasks[taskID] { return true }
+        let isOpen = state.withLock { state -> Bool in
+            if case .open? = state.tasks[taskID]?.record { return true }
             return false
         }
         guard isOpen else { return }
@@ -112,14 +188,16 @@ public final class NetworkLogger: Sendable {
     /// its body buffer is uniquely referenced and a chunk appends instead of copying all the
     /// bytes received so far.
     private func updateOpenTask(_ taskID: UUID, _ change: (inout OpenTask) -> Void) {
-        tasks.withLock { tasks in
-            guard let record = tasks.removeValue(forKey: taskID) else { return }
-            guard case .open(var task) = consume record else {
-                tasks[taskID] = .excluded
+        state.withLock { state in
+            guard var entry = state.tasks.removeValue(forKey: taskID) else { return }
+            guard case .open(var task) = entry.record else {
+                state.tasks[taskID] = entry
                 return
             }
+            entry.record = .excluded  // drops the entry's reference to the body buffer
             change(&task)
-            tasks[taskID] = .open(task)
+            entry.record = .open(task)
+            state.tasks[taskID] = entry
         }
     }
 
@@ -135,7 +213,7 @@ public final class NetworkLogger: Sendable {
         taskID: UUID, response: NetworkResponse?, error: (any Error)?, responseBody: Data? = nil,
         request: NetworkRequest? = nil, type: NetworkTaskType = .data, completedAt: Date = Date()
     ) {
-        let record = tasks.withLock { tasks in tasks.removeValue(forKey: taskID) }
+        let record = state.withLock { state in state.tasks.removeValue(forKey: taskID)?.record }
         let task: OpenTask
         switch record {
         case .excluded?:

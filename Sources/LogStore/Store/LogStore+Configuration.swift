@@ -61,8 +61,17 @@ extension LogStore {
         /// few seconds of heavy logging).
         public var maxPendingEvents: Int = 25_000
 
-        /// What happens to a logging call when ``maxPendingEvents`` are already waiting.
-        /// Default: ``OverflowPolicy/dropLowestLevelsFirst``.
+        /// How many bytes of logged events (estimated: texts, bodies, a fixed cost per event)
+        /// may wait for the writer, counting those it is committing and those whose commit
+        /// failed and waits to be retried. Past this, ``overflowPolicy`` applies, as for
+        /// ``maxPendingEvents``: together they bound the memory logging can hold, also while the
+        /// disk fails. One event larger than this is accepted only when nothing else waits.
+        /// Default: 64 MiB (room for a few bodies at ``responseBodySizeLimit`` beside a burst of
+        /// messages).
+        public var maxPendingBytes: Int = 64 * 1024 * 1024
+
+        /// What happens to a logging call when ``maxPendingEvents`` are already waiting, or
+        /// ``maxPendingBytes``. Default: ``OverflowPolicy/dropLowestLevelsFirst``.
         public var overflowPolicy: OverflowPolicy = .dropLowestLevelsFirst
 
         /// The application's version, recorded in each session. Default: `nil`.
@@ -78,12 +87,22 @@ extension LogStore {
         /// Called for every event before it is stored or published on ``LogStore/events``, in
         /// logging order and one call at a time, off the caller's thread (by the writer, or under
         /// load by its background preparation): return the event (possibly rewritten, e.g.
-        /// redacted) or `nil` to drop it. Default: `nil` (events are stored as logged).
+        /// redacted) or `nil` to drop it. Default: `nil` (events are stored as logged). Logging
+        /// from here into the same store is safe (the call never waits, see ``onWriteError``),
+        /// but each event logged here comes back through this hook.
         public var willHandleEvent: (@Sendable (Event) -> Event?)?
 
         /// Called on the writer's thread when committing logged events fails (disk full, I/O
-        /// error). The events are kept and retried; logging goes on. Default: `nil`. The errors
-        /// are also counted in ``LogStore/Info``.
+        /// error, a busy database). The events are kept, within ``maxPendingEvents`` and
+        /// ``maxPendingBytes``, and retried; logging goes on. An event that fails on its own
+        /// while others commit (a body that cannot be written, a value SQLite refuses) is set
+        /// aside instead of retried: this is called with its error and it is counted in
+        /// ``LogStore/Info/rejectedEventCount``. Also called when a body's file could not be
+        /// deleted (the commit stands; ``LogStore/Info/blobDeletionFailureCount``; the sweep
+        /// deletes the file later). Default: `nil`. The errors are also counted in
+        /// ``LogStore/Info``. Logging from here into the same store is safe: from the writer's
+        /// thread a logging call never waits (not even with `.synchronous` or
+        /// ``OverflowPolicy/waitForSpace``).
         public var onWriteError: (@Sendable (LogStore.Error) -> Void)?
 
         /// Creates a configuration with every default.

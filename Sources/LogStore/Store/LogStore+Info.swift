@@ -33,10 +33,28 @@ extension LogStore {
         public var sessionCount: Int
         /// The session of this process (`nil` for a read-only store, which writes none).
         public var currentSession: Session?
-        /// Events waiting for the writer right now.
+        /// Events logged and not yet committed right now: waiting, being committed, or kept
+        /// for a retry after a failed commit. At most ``Configuration/maxPendingEvents``.
         public var pendingEventCount: Int
-        /// Events dropped since the store was opened because the ingestion buffer was full.
+        /// The estimated bytes of ``pendingEventCount``'s events. At most
+        /// ``Configuration/maxPendingBytes`` (unless one larger event waits alone).
+        public var pendingEventBytes: Int = 0
+        /// Events dropped since the store was opened because the ingestion buffer was full
+        /// (``Configuration/maxPendingEvents`` or ``Configuration/maxPendingBytes``), also while
+        /// commits were failing.
         public var droppedEventCount: Int
+        /// Events set aside since the store was opened because committing them failed on their
+        /// own, while the rest of their batch committed (a body that could not be written, a
+        /// value SQLite refused): they are not retried. Each was reported to
+        /// ``Configuration/onWriteError`` and counts in ``writeErrorCount``.
+        public var rejectedEventCount: Int = 0
+        /// Body files that could not be deleted since the store was opened (after their last
+        /// link went, or after a rolled-back batch). The sweep deletes them later, once it can.
+        public var blobDeletionFailureCount: Int = 0
+        /// Events dropped since the store was opened from the buffers of ``LogStore/events``
+        /// subscribers that did not keep up (the oldest go first, past
+        /// ``LogStore/eventSubscriberBufferLimit`` events per subscriber).
+        public var droppedSubscriberEventCount: Int = 0
         /// Failed attempts to commit logged events since the store was opened.
         public var writeErrorCount: Int
         /// The most recent commit failure, when there was one.
@@ -63,6 +81,7 @@ extension LogStore {
             ? counts.pageBytes
             : StoreFiles.fileSize(databaseURL) + StoreFiles.fileSize(StoreFiles.walURL(in: core.directory))
         let writeErrors = core.writer?.writeErrors
+        let setAside = core.writer?.setAsideCounts
         return Info(
             storeId: manifest.storeId,
             storeVersion: manifest.version,
@@ -80,7 +99,11 @@ extension LogStore {
             sessionCount: counts.sessions,
             currentSession: core.writer == nil ? nil : session,
             pendingEventCount: core.buffer.pendingCount,
+            pendingEventBytes: core.buffer.pendingBytes,
             droppedEventCount: Int(core.buffer.droppedCount),
+            rejectedEventCount: setAside?.rejectedEvents ?? 0,
+            blobDeletionFailureCount: setAside?.blobDeletionFailures ?? 0,
+            droppedSubscriberEventCount: core.writer?.broadcaster.droppedCount ?? 0,
             writeErrorCount: writeErrors?.count ?? 0,
             lastWriteError: writeErrors?.last.map(String.init(describing:)),
             lastSweepDate: manifest.lastSweepDate,

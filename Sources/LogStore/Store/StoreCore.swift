@@ -50,7 +50,8 @@ final class StoreCore: Sendable {
     }
 
     /// Queues an event from a logging call site; never waits for I/O unless the store is
-    /// `.synchronous` or its overflow policy is ``LogStore/OverflowPolicy/waitForSpace``.
+    /// `.synchronous` or its overflow policy is ``LogStore/OverflowPolicy/waitForSpace``, and never
+    /// when called from the writer's own work (its `willHandleEvent` and `onWriteError` hooks).
     func ingest(_ event: LogStore.Event) {
         guard let writer else { return }
         while true {
@@ -63,7 +64,12 @@ final class StoreCore: Sendable {
                 }
                 return
             case .full:
-                // Backpressure, chosen by the configuration.
+                // Backpressure, chosen by the configuration; but a hook of the writer's logging
+                // here would wait for itself: its event is dropped (counted) instead.
+                guard !writer.threads.isCurrent else {
+                    buffer.countDrop()
+                    return
+                }
                 writer.waitForSpace()
             case .dropped, .closed:
                 return

@@ -23,7 +23,9 @@ enum StoreOpener {
             app: AppSnapshot.current(version: configuration.appVersion),
             host: HostSnapshot.current(volume: directory), hostChanges: [])
 
-        let buffer = IngestBuffer(capacity: configuration.maxPendingEvents, policy: configuration.overflowPolicy)
+        let buffer = IngestBuffer(
+            capacity: configuration.maxPendingEvents, byteCapacity: configuration.maxPendingBytes,
+            policy: configuration.overflowPolicy)
         if isReadonly {
             // SQLite's read-only connections create the WAL and its shared-memory file when
             // missing (and the directory allows it); closing must then take them away again.

@@ -8,21 +8,13 @@ struct TimeLimitExceeded: Error, CustomStringConvertible {
     var description: String { "gave up after \(seconds) s" }
 }
 
-/// Runs `body`, throwing ``TimeLimitExceeded`` (and cancelling it) when it takes longer than
-/// `seconds`.
+/// Runs `body`, throwing ``TimeLimitExceeded`` when it takes longer than `seconds` (a stuck body
+/// is left behind: see ``withinDeadline(seconds:_:)``).
 func withinTimeLimit<T: Sendable>(
     seconds: Double = 10, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw TimeLimitExceeded(seconds: seconds) }
-        return value
-    }
+    guard let value = try await withinDeadline(seconds: seconds, body) else { throw TimeLimitExceeded(seconds: seconds) }
+    return value
 }
 
 /// The events of `stream` until it ends or `count` have arrived, within `seconds`.
@@ -56,5 +48,14 @@ func watchOnThread<State: Sendable>(
             }
         }
         thread.start()
+    }
+}
+
+/// Runs blocking `work` (a logging loop that waits for room, as producers in a server do) on a
+/// thread of its own and returns its result, so the loop does not hold one of the cooperative
+/// pool's few threads, which every other test running in parallel needs.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import LogStore
+import Testing
+
+@Suite("Memory bounds")
+struct MemoryBoundTests {
+    @Test func pendingEventsAreBoundedInBytes() async throws {
+        let held = HeldWriter()
+        var configuration = LogStore.Configuration()
+        configuration.saveInterval = .seconds(600)
+        configuration.maxPendingBytes = 256 * 1024
+        held.hold(&configuration)
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            store.storeMessage(label: "big", level: .info, message: "first")
+            Task { try await store.flush() }
+            try await held.waitUntilHeld()
+
+            // 200 messages of 8 KiB: 1.6 MiB, far more than the bound, far fewer than the count.
+            let text = String(repeating: "y", count: 8 * 1024)
+            for i in 0..<200 { store.storeMessage(label: "big", level: .info, message: "\(i) \(text)") }
+            let info = try await store.info()
+            #expect(info.pendingEventBytes <= configuration.maxPendingBytes)
+            #expect(info.pendingEventCount < 40)
+            #expect(info.droppedEventCount > 160)
+
+            held.release()
+            try await store.flush()
+            let stored = try await allMessages(store, MessageQuery(labels: ["big"]))
+            #expect(stored.count + (try await store.info().droppedEventCount) == 201)
+        }
+    }
+
+    @Test func aSlowSubscriberKeepsTheNewestEventsAndCountsTheRest() async throws {
+        try await withTemporaryStore { store, _ in
+            let events = store.events
+            let total = LogStore.eventSubscriberBufferLimit + 500
+            for i in 0..<total { store.storeMessage(label: "live", level: .info, message: "\(i)") }
+            try await store.flush()
+            #expect(try await store.info().droppedSubscriberEventCount == 500)
+
+            let first = try await withinDeadline(seconds: 30) { () -> String? in
+                for await event in events {
+                    if case .messageStored(let message) = event { return message.message }
+                }
+                return nil
+            }
+            #expect(first == "500")
+        }
+    }
+
+    @Test func networkLoggerForgetsTasksThatNeverCompleteByCount() async throws {
+        try await withTemporaryStore { store, _ in
+            let logger = NetworkLogger(store: store, maxOpenTasks: 3)
+            let ids = (0..<5).map { _ in UUID() }
+            for id in ids {
+                logger.logTaskCreated(taskID: id, request: NetworkRequest(url: URL(string: "https://a.example/\(id)")))
+            }
+            #expect(logger.evictedTaskCount == 2)
+            #expect(logger.openTaskCount == 3)
+            // Completing some leaves the table small; the evicted one completes as never created.
+            for id in ids { logger.logTaskCompleted(taskID: id, response: NetworkResponse(statusCode: 200), error: nil) }
+            #expect(logger.openTaskCount == 0)
+            try await store.flush()
+            #expect(try await store.tasks(TaskQuery()).tasks.count == 5)
+        }
+    }
+
+    @Test func networkLoggerForgetsTasksThatNeverCompleteByAge() async throws {
+        try await withTemporaryStore { store, _ in
+            let logger = NetworkLogger(store: store, openTaskTimeout: .milliseconds(50))
+            logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: URL(string: "https://a.example/old")))
+            try await Task.sleep(for: .milliseconds(120))
+            logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: URL(string: "https://a.example/new")))
+            #expect(logger.evictedTaskCount == 1)
+            #expect(logger.openTaskCount == 1)
+        }
+    }
+}
