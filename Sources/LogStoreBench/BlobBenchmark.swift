@@ -1,6 +1,6 @@
 import CBenchBaseline
 import Foundation
-import LogStore
+@_spi(Benchmark) import LogStore
 
 /// `blob.store_mb_per_s` and `blob.dedup_store_ns`: network bodies through the public API
 /// (`storeRequest`, then `flush()`), each phase on its own new store.

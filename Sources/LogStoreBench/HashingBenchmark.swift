@@ -1,6 +1,6 @@
 import CBenchBaseline
 import Foundation
-import LogStore
+@_spi(Benchmark) import LogStore
 
 /// `sha1.mb_per_s` and `zlib.compress_mb_per_s`: what the store spends on each network body (its
 /// SHA-1 key, then zlib), each beside a plain baseline run on the same bytes in the same run.

@@ -68,8 +68,8 @@ struct BindLimitsTests {
             try await store.core.write { writer in _ = writer.connection.setLengthLimit(50_000) }
             store.storeMessage(label: "bind", level: .info, message: "with metadata",
                                metadata: ["payload": .string(String(repeating: "m", count: 100_000))])
-            let error = await #expect(throws: LogStore.Error.self) { try await store.flush() }
-            guard case .writeFailed(let cause)? = error, let cause = cause as? DatabaseError else {
+            let error = await #expect(throws: LogStoreError.self) { try await store.flush() }
+            guard case .writeFailed(let cause)? = error, let cause = cause.databaseError else {
                 Issue.record("expected writeFailed(DatabaseError), got \(String(describing: error))")
                 return
             }

@@ -150,7 +150,7 @@ struct BlobStoreTests {
         try await withBlobStore { fixture in
             // A plain file where blobs/ should be: the directory cannot be created.
             try Data().write(to: BlobStore.blobsDirectory(in: fixture.directory))
-            let error = #expect(throws: LogStore.Error.self) {
+            let error = #expect(throws: LogStoreError.self) {
                 try fixture.commit { blobs in _ = try blobs.store(blobRandomBytes(50_000, seed: 8)) }
             }
             #expect(error?.kind == .fileSystem)
@@ -292,7 +292,7 @@ struct BlobStoreTests {
             ]
             for key in malformed {
                 // A directory that does not exist: only a file-system access could report it.
-                let error = #expect(throws: LogStore.Error.self) {
+                let error = #expect(throws: LogStoreError.self) {
                     try BlobStore.data(
                         forKey: key, connection: fixture.connection,
                         directory: fixture.directory.appendingPathComponent("nowhere"), maxSize: 1 << 20)
@@ -349,7 +349,7 @@ struct BlobStoreTests {
             let reference = try fixture.commit { try $0.store(body) }
             let key = reference.key
             // The caller's bound.
-            let tooLarge = #expect(throws: LogStore.Error.self) { try fixture.read(key.hex, maxSize: body.count - 1) }
+            let tooLarge = #expect(throws: LogStoreError.self) { try fixture.read(key.hex, maxSize: body.count - 1) }
             #expect(tooLarge?.kind == .invalidArgument)
             #expect(try fixture.read(key.hex, maxSize: body.count) == Data(body))
 
@@ -572,7 +572,7 @@ private func withBlobStore<T>(
 private func expectDamage(
     _ fixture: BlobFixture, _ key: SHA1.Digest, sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    let error = #expect(throws: LogStore.Error.self, sourceLocation: sourceLocation) { try fixture.read(key.hex) }
+    let error = #expect(throws: LogStoreError.self, sourceLocation: sourceLocation) { try fixture.read(key.hex) }
     guard case .storeInvalid(_, let reason)? = error else {
         Issue.record("expected storeInvalid, got \(String(describing: error))", sourceLocation: sourceLocation)
         return

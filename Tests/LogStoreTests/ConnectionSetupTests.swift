@@ -13,7 +13,7 @@ struct ConnectionSetupTests {
             // Searchable but not readable: its manifest's absence can be seen, its contents cannot.
             #expect(chmod(url.path, 0o300) == 0)
             defer { _ = chmod(url.path, 0o700) }
-            let error = await #expect(throws: LogStore.Error.self) {
+            let error = await #expect(throws: LogStoreError.self) {
                 _ = try await LogStore(storeURL: url, options: [.create])
             }
             #expect(error?.kind == .fileSystem)

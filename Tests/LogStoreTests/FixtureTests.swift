@@ -56,7 +56,7 @@ import Testing
             #expect(try await store.info().taskCount == 0)
             #expect(try await store.tasks(TaskQuery()).tasks.isEmpty)
             #expect(try await store.blobData(forKey: String(repeating: "0", count: 40)) == nil)
-            await #expect(throws: LogStore.Error.self) { try await store.blobData(forKey: "../x") }
+            await #expect(throws: LogStoreError.self) { try await store.blobData(forKey: "../x") }
             try await store.close()
         }
     }

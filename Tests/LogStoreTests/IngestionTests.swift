@@ -407,7 +407,7 @@ struct IngestionTests {
     // MARK: Write errors
 
     @Test func writeErrorsAreReportedRetriedAndRecovered() async throws {
-        let reported = Recorder<[LogStore.Error]>([])
+        let reported = Recorder<[LogStoreError]>([])
         var configuration = Self.idleWriter()
         configuration.onWriteError = { error in reported.update { $0.append(error) } }
         try await withTemporaryStore(configuration: configuration) { store, _ in
@@ -420,12 +420,12 @@ struct IngestionTests {
             let text = String(repeating: "x", count: 2_000)
             for i in 0..<200 { store.storeMessage(label: "disk", level: .info, message: "\(i) \(text)") }
 
-            let error = await #expect(throws: LogStore.Error.self) { try await store.flush() }
+            let error = await #expect(throws: LogStoreError.self) { try await store.flush() }
             guard case .writeFailed(let cause)? = error else {
                 Issue.record("expected writeFailed, got \(String(describing: error))")
                 return
             }
-            #expect((cause as? DatabaseError)?.isFull == true)
+            #expect(cause.databaseError?.isFull == true)
             let failing = try await store.info()
             #expect(failing.writeErrorCount > 0)
             #expect(failing.lastWriteError != nil)

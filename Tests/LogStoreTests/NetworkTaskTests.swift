@@ -292,12 +292,12 @@ struct NetworkTaskTests {
             try Data("in the way".utf8).write(to: blobs)
             obstacle.update { $0 = blobs }
             store.storeRequest(NetworkRequest(url: Self.url), response: nil, error: nil, data: Data(count: 40_000))
-            let error = await #expect(throws: LogStore.Error.self) { try await store.flush() }
+            let error = await #expect(throws: LogStoreError.self) { try await store.flush() }
             guard case .writeFailed(let cause)? = error else {
                 Issue.record("expected writeFailed, got \(String(describing: error))")
                 return
             }
-            #expect(cause is LogStore.Error, "\(cause)")
+            #expect(cause.kind == .fileSystem, "\(cause)")
 
             try await store.flush()
             #expect(try await store.info().taskCount == 1)
@@ -309,7 +309,7 @@ struct NetworkTaskTests {
         try await withTemporaryStore { store, _ throws in
             for key in ["../x", "../../etc/passwd", String(repeating: "A", count: 40), String(repeating: "a", count: 39),
                         String(repeating: "a", count: 41), "", String(repeating: "g", count: 40)] {
-                await #expect(throws: LogStore.Error.self) { try await store.blobData(forKey: key) }
+                await #expect(throws: LogStoreError.self) { try await store.blobData(forKey: key) }
             }
             #expect(try await store.blobData(forKey: String(repeating: "0", count: 40)) == nil)
         }

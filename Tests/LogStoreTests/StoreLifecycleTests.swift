@@ -42,7 +42,7 @@ struct StoreLifecycleTests {
     @Test func missingDirectoryWithoutCreateIsFileDoesntExist() async throws {
         try await withTemporaryStoreURL { url in
             for options: LogStore.Options in [[], [.sweep], [.readonly], [.create, .readonly]] {
-                let error = await #expect(throws: LogStore.Error.self) {
+                let error = await #expect(throws: LogStoreError.self) {
                     try await LogStore(storeURL: url, options: options)
                 }
                 guard case .fileDoesntExist(let reported) = error else {
@@ -93,9 +93,9 @@ struct StoreLifecycleTests {
                 store.storeMessage(label: "app", level: .critical, message: "ignored")
                 try await store.flush()
 
-                let removeAll = await #expect(throws: LogStore.Error.self) { try await store.removeAll() }
+                let removeAll = await #expect(throws: LogStoreError.self) { try await store.removeAll() }
                 #expect(removeAll?.kind == .readonly)
-                let removeSessions = await #expect(throws: LogStore.Error.self) {
+                let removeSessions = await #expect(throws: LogStoreError.self) {
                     try await store.removeSessions([writerSession])
                 }
                 #expect(removeSessions?.kind == .readonly)
@@ -181,7 +181,7 @@ struct StoreLifecycleTests {
                 ("removeSessions", { try await store.removeSessions([store.session.id]) }),
             ]
             for (name, call) in calls {
-                let error = await #expect(throws: LogStore.Error.self, "\(name)") { try await call() }
+                let error = await #expect(throws: LogStoreError.self, "\(name)") { try await call() }
                 #expect(error?.kind == .closed, "\(name)")
             }
             // A second close is harmless.
@@ -216,9 +216,9 @@ struct StoreLifecycleTests {
             #expect(!FileManager.default.fileExists(atPath: url.path))
 
             store.storeMessage(label: "app", level: .info, message: "after destroy")
-            let info = await #expect(throws: LogStore.Error.self) { try await store.info() }
+            let info = await #expect(throws: LogStoreError.self) { try await store.info() }
             #expect(info?.kind == .closed)
-            let flush = await #expect(throws: LogStore.Error.self) { try await store.flush() }
+            let flush = await #expect(throws: LogStoreError.self) { try await store.flush() }
             #expect(flush?.kind == .closed)
             // Destroying twice or closing afterwards is harmless, and recreates nothing.
             try await store.destroy()
@@ -246,7 +246,7 @@ struct StoreLifecycleTests {
         while ContinuousClock.now < deadline {
             do {
                 _ = try await store.info()
-            } catch LogStore.Error.closed {
+            } catch LogStoreError.closed {
                 return
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -295,7 +295,7 @@ struct StoreLifecycleTests {
             try await store.destroy()
             try await store.close()
             #expect(!FileManager.default.fileExists(atPath: url.path))
-            let info = await #expect(throws: LogStore.Error.self) { try await store.info() }
+            let info = await #expect(throws: LogStoreError.self) { try await store.info() }
             #expect(info?.kind == .closed)
         }
     }
@@ -372,7 +372,7 @@ struct StoreLifecycleTests {
             let databaseBefore = try Data(contentsOf: url.appendingPathComponent("logs.sqlite"))
 
             for options: LogStore.Options in [[.create, .sweep], [.readonly]] {
-                let error = await #expect(throws: LogStore.Error.self) {
+                let error = await #expect(throws: LogStoreError.self) {
                     try await LogStore(storeURL: url, options: options)
                 }
                 #expect(error?.kind == .storeInvalid, "\(options)")
@@ -396,7 +396,7 @@ struct StoreLifecycleTests {
             try garbage.write(to: database)
 
             for options: LogStore.Options in [[.create, .sweep], [.readonly]] {
-                let error = await #expect(throws: LogStore.Error.self) {
+                let error = await #expect(throws: LogStoreError.self) {
                     try await LogStore(storeURL: broken, options: options)
                 }
                 #expect(error?.kind == .storeInvalid, "\(options)")
@@ -418,7 +418,7 @@ struct StoreLifecycleTests {
             let databaseBefore = try Data(contentsOf: database)
 
             for options: LogStore.Options in [[.create, .sweep], [.readonly]] {
-                let error = await #expect(throws: LogStore.Error.self) {
+                let error = await #expect(throws: LogStoreError.self) {
                     try await LogStore(storeURL: url, options: options)
                 }
                 guard case .unsupportedVersion(let found, let supported) = error else {
@@ -445,7 +445,7 @@ struct StoreLifecycleTests {
             let contents = Data("just a file\n".utf8)
             try contents.write(to: url)
             for options: LogStore.Options in [[.create, .sweep], [], [.readonly]] {
-                let error = await #expect(throws: LogStore.Error.self) {
+                let error = await #expect(throws: LogStoreError.self) {
                     try await LogStore(storeURL: url, options: options)
                 }
                 #expect(error?.kind == .storeInvalid, "\(options)")
@@ -459,7 +459,7 @@ struct StoreLifecycleTests {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
             let unrelated = url.appendingPathComponent("notes.txt")
             try Data("mine".utf8).write(to: unrelated)
-            let error = await #expect(throws: LogStore.Error.self) { try await LogStore(storeURL: url) }
+            let error = await #expect(throws: LogStoreError.self) { try await LogStore(storeURL: url) }
             #expect(error?.kind == .storeInvalid)
             #expect(try directoryListing(url) == ["notes.txt"])
         }
@@ -486,7 +486,7 @@ struct StoreLifecycleTests {
 
             // Opening for writing fails with a typed error naming the file and the OS's reason
             // instead of crashing or half-opening. (SQLite cannot create the WAL.)
-            let error = await #expect(throws: LogStore.Error.self) { try await LogStore(storeURL: url) }
+            let error = await #expect(throws: LogStoreError.self) { try await LogStore(storeURL: url) }
             guard case .fileSystem(let file, _, let code)? = error else {
                 Issue.record("expected a file-system error, got \(String(describing: error))")
                 return

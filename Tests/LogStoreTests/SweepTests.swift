@@ -637,7 +637,7 @@ struct SweepTests {
             let atClose = try Data(contentsOf: manifest)
             // The sweep has ended by now (stopped between steps, or finished before the close).
             if case .failure(let error) = await sweeping.result {
-                #expect((error as? LogStore.Error)?.kind == .closed, "\(error)")
+                #expect((error as? LogStoreError)?.kind == .closed, "\(error)")
             }
             try await Task.sleep(for: .milliseconds(100))
             #expect(try Data(contentsOf: manifest) == atClose)
@@ -661,7 +661,7 @@ struct SweepTests {
             let readOnlyWaits = Recorder<[Duration]>([])
             configuration.timeSource = Self.recordingClock(at: Self.now.addingTimeInterval(3_600), waits: readOnlyWaits)
             try await withStore(at: url, options: [.readonly, .sweep], configuration: configuration) { store in
-                let error = await #expect(throws: LogStore.Error.self) { try await store.sweep() }
+                let error = await #expect(throws: LogStoreError.self) { try await store.sweep() }
                 #expect(error?.kind == .readonly)
                 #expect(try await store.info().messageCount == 1)
                 #expect(try Data(contentsOf: url.appendingPathComponent("manifest.json")) == manifest)

@@ -78,12 +78,12 @@ struct WriteFailureTests {
             try await store.flush()
             try await Self.setFull(store, true)
             store.storeMessage(label: "disk", level: .info, message: String(repeating: "x", count: 8_000))
-            let closed: LogStore.Error?? = try await withinDeadline(seconds: 30) { () async -> LogStore.Error? in
+            let closed: LogStoreError?? = try await withinDeadline(seconds: 30) { () async -> LogStoreError? in
                 do {
                     try await store.close()
                     return nil
                 } catch {
-                    return error as? LogStore.Error
+                    return error as? LogStoreError
                 }
             }
             #expect(closed != nil, "close() hung while commits failed")
@@ -92,7 +92,7 @@ struct WriteFailureTests {
     }
 
     @Test func anEventThatFailsOnItsOwnIsSetAsideAndTheRestCommits() async throws {
-        let reported = Recorder<[LogStore.Error]>([])
+        let reported = Recorder<[LogStoreError]>([])
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .milliseconds(20)
         configuration.inlineBlobLimit = 1_024
@@ -144,7 +144,7 @@ struct WriteFailureTests {
     }
 
     @Test func aBodyFileThatCannotBeDeletedIsCountedAndSweptLater() async throws {
-        let reported = Recorder<[LogStore.Error]>([])
+        let reported = Recorder<[LogStoreError]>([])
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(600)
         configuration.inlineBlobLimit = 1_024

@@ -48,7 +48,7 @@ extension BlobStore {
         if failure == nil, rename(temporary.path, destination.path) != 0 { failure = ("rename a file to", errno) }
         if let failure {
             Glibc.unlink(temporary.path)
-            throw LogStore.Error.fileSystem(destination, operation: failure.operation, errno: failure.errno)
+            throw LogStoreError.fileSystem(destination, operation: failure.operation, errno: failure.errno)
         }
         // The file is in place: from here a rollback must delete it, unless it is the file of a
         // blob this transaction deleted and is now storing again (committed before, so it stays).
@@ -76,7 +76,7 @@ extension BlobStore {
                 isBlobsDirectoryReady = false
                 try createBlobsDirectory()
             default:
-                throw LogStore.Error.fileSystem(url, operation: "create", errno: code)
+                throw LogStoreError.fileSystem(url, operation: "create", errno: code)
             }
         }
     }
@@ -95,10 +95,10 @@ extension BlobStore {
         } else {
             let code = errno
             guard code == EEXIST else {
-                throw LogStore.Error.fileSystem(blobsDirectory, operation: "create the directory", errno: code)
+                throw LogStoreError.fileSystem(blobsDirectory, operation: "create the directory", errno: code)
             }
             guard StoreFiles.isDirectory(blobsDirectory) else {
-                throw LogStore.Error.fileSystem(blobsDirectory, operation: "create the directory", errno: ENOTDIR)
+                throw LogStoreError.fileSystem(blobsDirectory, operation: "create the directory", errno: ENOTDIR)
             }
         }
         isBlobsDirectoryReady = true
@@ -123,11 +123,11 @@ extension BlobStore {
     private static func syncDirectory(_ url: URL) throws {
         let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw LogStore.Error.fileSystem(url, operation: "open the directory", errno: errno)
+            throw LogStoreError.fileSystem(url, operation: "open the directory", errno: errno)
         }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {
-            throw LogStore.Error.fileSystem(url, operation: "sync the directory", errno: errno)
+            throw LogStoreError.fileSystem(url, operation: "sync the directory", errno: errno)
         }
     }
 
@@ -146,26 +146,26 @@ extension BlobStore {
     ///   - directory: the store directory; `nil` for an in-memory store.
     ///   - maxSize: the largest body (decompressed) the caller accepts.
     /// - Returns: the body, or `nil` when no blob has this key.
-    /// - Throws: ``LogStore/Error/invalidArgument(_:)`` for a malformed key (the database and
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a malformed key (the database and
     ///   the file system are not touched) or a body larger than `maxSize`;
-    ///   ``LogStore/Error/storeInvalid(_:reason:)``, naming the blob, when its row, its file or its
+    ///   ``LogStoreError/storeInvalid(_:reason:)``, naming the blob, when its row, its file or its
     ///   bytes are damaged (missing or resized file, bad compressed data, a size other than the
-    ///   recorded one, bytes that do not hash to the key); ``LogStore/Error/fileSystem(_:operation:errno:)``
-    ///   when the file cannot be read; ``LogStore/Error/database(_:)``.
+    ///   recorded one, bytes that do not hash to the key); ``LogStoreError/fileSystem(_:operation:errno:)``
+    ///   when the file cannot be read; ``LogStoreError/database(_:)``.
     static func data(forKey hex: String, connection: Connection, directory: URL?, maxSize: Int) throws -> Data? {
         guard let key = SHA1.Digest(hex: hex) else {
-            throw LogStore.Error.invalidArgument(
+            throw LogStoreError.invalidArgument(
                 "a blob key is 40 lowercase hexadecimal characters (got \(hex.utf8.count) bytes)")
         }
         let row: StoredRow?
         do {
             row = try storedRow(key, connection: connection)
         } catch {
-            throw LogStore.Error.database(error)
+            throw LogStoreError.database(error)
         }
         guard let row else { return nil }
         let location = directory ?? URL(fileURLWithPath: connection.path)
-        let invalid = { (reason: String) in LogStore.Error.storeInvalid(location, reason: "blob \(hex): \(reason)") }
+        let invalid = { (reason: String) in LogStoreError.storeInvalid(location, reason: "blob \(hex): \(reason)") }
 
         guard let compression = Compression(rawValue: row.compression) else {
             throw invalid("unknown compression \(row.compression)")
@@ -175,7 +175,7 @@ extension BlobStore {
             throw invalid("its row records impossible sizes (\(row.size) stored, \(row.decompressedSize) decompressed)")
         }
         guard row.decompressedSize <= maxSize else {
-            throw LogStore.Error.invalidArgument(
+            throw LogStoreError.invalidArgument(
                 "blob \(hex) is \(row.decompressedSize) bytes, more than the \(maxSize) allowed")
         }
         let stored: Data
@@ -241,7 +241,7 @@ extension BlobStore {
     /// Reads a blob file that must hold exactly `size` bytes. Symbolic links and special files
     /// are refused (`O_NOFOLLOW`, and `O_NONBLOCK` so a FIFO cannot block the reader).
     private static func readFile(
-        _ url: URL, size: Int, invalid: (String) -> LogStore.Error
+        _ url: URL, size: Int, invalid: (String) -> LogStoreError
     ) throws -> Data {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
@@ -249,13 +249,13 @@ extension BlobStore {
             switch code {
             case ENOENT: throw invalid("its file is missing")
             case ELOOP: throw invalid("its file is a symbolic link")
-            default: throw LogStore.Error.fileSystem(url, operation: "open", errno: code)
+            default: throw LogStoreError.fileSystem(url, operation: "open", errno: code)
             }
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            throw LogStore.Error.fileSystem(url, operation: "read", errno: errno)
+            throw LogStoreError.fileSystem(url, operation: "read", errno: errno)
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw invalid("its file is not a regular file") }
         guard info.st_size == size else { throw invalid("its file has \(info.st_size) bytes, its row records \(size)") }
@@ -276,7 +276,7 @@ extension BlobStore {
         switch failure {
         case nil: return data
         case 0: throw invalid("its file shrank while it was read")
-        case let code?: throw LogStore.Error.fileSystem(url, operation: "read", errno: code)
+        case let code?: throw LogStoreError.fileSystem(url, operation: "read", errno: code)
         }
     }
 
@@ -304,8 +304,8 @@ extension BlobStore {
     ///   - age: files modified less than this many seconds before `now` are kept.
     ///   - now: the current time (injected by tests and the sweep's clock).
     /// - Returns: how many files were deleted and their bytes.
-    /// - Throws: ``LogStore/Error/fileSystem(_:operation:errno:)`` when `blobs/` cannot be listed
-    ///   or a file cannot be deleted; ``LogStore/Error/database(_:)``.
+    /// - Throws: ``LogStoreError/fileSystem(_:operation:errno:)`` when `blobs/` cannot be listed
+    ///   or a file cannot be deleted; ``LogStoreError/database(_:)``.
     static func removeOrphans(
         directory: URL, connection: Connection, olderThan age: TimeInterval, now: Date = Date()
     ) throws -> (files: Int, bytes: Int64) {
@@ -319,7 +319,7 @@ extension BlobStore {
             if name.hasPrefix(temporaryPrefix) {
                 guard Glibc.unlink(path) == 0 else {
                     if errno == ENOENT { continue }
-                    throw LogStore.Error.fileSystem(URL(fileURLWithPath: path), operation: "delete", errno: errno)
+                    throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "delete", errno: errno)
                 }
                 removed.files += 1
                 removed.bytes += Int64(info.st_size)
@@ -328,7 +328,7 @@ extension BlobStore {
                 do {
                     isNeeded = try hasFileRow(key, connection: connection)
                 } catch {
-                    throw LogStore.Error.database(error)
+                    throw LogStoreError.database(error)
                 }
                 guard !isNeeded, let size = try deleteOrphan(at: path, in: blobsDirectory, hex: name, cutoff: cutoff)
                 else { continue }
@@ -344,17 +344,17 @@ extension BlobStore {
         let claimed = blobsDirectory.appendingPathComponent(temporaryName(for: hex), isDirectory: false).path
         guard rename(path, claimed) == 0 else {
             if errno == ENOENT { return nil }  // gone already
-            throw LogStore.Error.fileSystem(URL(fileURLWithPath: path), operation: "rename", errno: errno)
+            throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "rename", errno: errno)
         }
         if let info = regularFileStatus(claimed), modificationTime(info) < cutoff {
             guard Glibc.unlink(claimed) == 0 || errno == ENOENT else {
-                throw LogStore.Error.fileSystem(URL(fileURLWithPath: claimed), operation: "delete", errno: errno)
+                throw LogStoreError.fileSystem(URL(fileURLWithPath: claimed), operation: "delete", errno: errno)
             }
             return Int64(info.st_size)
         }
         // A writer replaced the orphan between the row check and the claim: put its file back.
         guard rename(claimed, path) == 0 else {
-            throw LogStore.Error.fileSystem(URL(fileURLWithPath: path), operation: "restore", errno: errno)
+            throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "restore", errno: errno)
         }
         return nil
     }

@@ -38,7 +38,7 @@ struct BlobReference: Hashable, Sendable {
 ///   are gone) and forgets the pending deletions (their rows are back).
 ///
 /// ```swift
-/// let failures: [LogStore.Error]
+/// let failures: [LogStoreError]
 /// do {
 ///     try connection.transaction { reference = try blobs.store(body) }
 ///     failures = blobs.didCommit()
@@ -149,7 +149,7 @@ final class BlobStore {
     ///
     /// - Parameter body: the bytes to keep, already redacted; their SHA-1 is the key.
     /// - Returns: the blob's row, key and sizes.
-    /// - Throws: ``DatabaseError``; ``LogStore/Error/fileSystem(_:operation:errno:)`` when the
+    /// - Throws: ``DatabaseError``; ``LogStoreError/fileSystem(_:operation:errno:)`` when the
     ///   file cannot be written (nothing is then inserted); ``ZlibError`` when zlib fails.
     func store(_ body: UnsafeRawBufferPointer) throws -> BlobReference {
         assert(connection.isInTransaction, "BlobStore.store runs inside the caller's transaction")
@@ -325,7 +325,7 @@ final class BlobStore {
     /// stays as an orphan for ``removeOrphans(directory:connection:olderThan:now:)``.
     ///
     /// - Returns: the failures, to report (empty when every file went).
-    func didCommit() -> [LogStore.Error] {
+    func didCommit() -> [LogStoreError] {
         createdFiles.removeAll()
         guard !pendingDeletions.isEmpty else { return [] }
         let keys = pendingDeletions
@@ -337,7 +337,7 @@ final class BlobStore {
     /// blobs it had inserted, and keeps the files of the blobs it had deleted.
     ///
     /// - Returns: the failures, to report (empty when every file went).
-    func didRollBack() -> [LogStore.Error] {
+    func didRollBack() -> [LogStoreError] {
         pendingDeletions.removeAll()
         guard !createdFiles.isEmpty else { return [] }
         let keys = createdFiles
@@ -348,9 +348,9 @@ final class BlobStore {
     /// Deletes the files of `keys` unless a row still names the file. The check is what keeps
     /// a rollback safe on a store whose journal is off (`.unsafe`: SQLite's ROLLBACK is then
     /// undefined and the row may survive); it costs one lookup per deleted file.
-    private func deleteFilesWithoutRows(_ keys: Set<SHA1.Digest>) -> [LogStore.Error] {
+    private func deleteFilesWithoutRows(_ keys: Set<SHA1.Digest>) -> [LogStoreError] {
         guard let blobsDirectory else { return [] }
-        var failures: [LogStore.Error] = []
+        var failures: [LogStoreError] = []
         for key in keys {
             do {
                 guard try !Self.hasFileRow(key, connection: connection) else { continue }

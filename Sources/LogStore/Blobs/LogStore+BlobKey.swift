@@ -38,7 +38,10 @@ extension LogStore {
     ///
     /// Holds a zlib stream (about 0.3 MB) and its last output; reuse one instance for many bodies,
     /// on one thread at a time: it is not `Sendable`.
-    public final class BlobCompressor {
+    ///
+    /// Not part of the supported API: it is there for the benchmark, which compares the store's
+    /// path with zlib's `compress2` (`@_spi(Benchmark) import LogStore`).
+    @_spi(Benchmark) public final class BlobCompressor {
         private let compressor: ZlibCompressor
         /// The last compressed body, reused so a warm compressor allocates only its results.
         private var buffer: [UInt8] = []
@@ -49,19 +52,28 @@ extension LogStore {
 
         /// Sets up the zlib stream.
         ///
-        /// - Throws: an error describing zlib's failure when it cannot allocate its state.
-        public init() throws {
-            compressor = try ZlibCompressor(level: ZlibCompressor.defaultLevel)
+        /// - Throws: ``LogStoreError/unexpected(_:)`` naming zlib's failure when it cannot
+        ///   allocate its state.
+        public init() throws(LogStoreError) {
+            do {
+                compressor = try ZlibCompressor(level: ZlibCompressor.defaultLevel)
+            } catch {
+                throw .unexpected("zlib: \(error)")
+            }
         }
 
         /// The zlib stream the store would keep for `body`, or `nil` when compressing does not make
         /// it smaller (the store then keeps the body as it is): empty and tiny bodies, or bodies
         /// that are already compressed (images, archives, gzip-encoded data).
         ///
-        /// - Throws: an error describing zlib's failure (not expected once `init` succeeded).
-        public func compress(_ body: some ContiguousBytes) throws -> [UInt8]? {
-            let isSmaller = try body.withUnsafeBytes { raw in
-                try compressor.compressIfSmaller(raw, into: &buffer)
+        /// - Throws: ``LogStoreError/unexpected(_:)`` naming zlib's failure (not expected once
+        ///   `init` succeeded).
+        public func compress(_ body: some ContiguousBytes) throws(LogStoreError) -> [UInt8]? {
+            let isSmaller: Bool
+            do {
+                isSmaller = try body.withUnsafeBytes { raw in try compressor.compressIfSmaller(raw, into: &buffer) }
+            } catch {
+                throw .unexpected("zlib: \(error)")
             }
             defer {
                 if buffer.capacity > 1 << 20 { buffer = [] }  // do not pin one huge body's output
@@ -72,7 +84,7 @@ extension LogStore {
 }
 
 @available(*, unavailable, message: "BlobCompressor owns a mutable zlib stream: use one per thread")
-extension LogStore.BlobCompressor: Sendable {}
+@_spi(Benchmark) extension LogStore.BlobCompressor: Sendable {}
 
 extension ZlibCompressor {
     /// Compresses `body` as one zlib stream into `output` (replacing its contents, keeping its

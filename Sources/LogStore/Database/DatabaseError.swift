@@ -33,6 +33,14 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         self.systemErrno = systemErrno
     }
 
+    /// Whether the failure belongs to the database or the machine (busy, full, I/O error,
+    /// damaged, read-only, out of memory, interrupted, cannot open, locking protocol) rather than
+    /// to one statement's values: every other write would fail the same way now.
+    var failsEveryStatement: Bool {
+        isBusy || isFull || isCorrupt || isCannotOpen
+            || [SQLITE_NOMEM, SQLITE_READONLY, SQLITE_INTERRUPT, SQLITE_IOERR, SQLITE_PROTOCOL].contains(code)
+    }
+
     /// Whether SQLite could not open a file (permissions, read-only file system, missing
     /// directory); ``systemErrno`` says why.
     public var isCannotOpen: Bool { code == SQLITE_CANTOPEN }

@@ -25,15 +25,21 @@ enum Migrations {
     /// The first schema version whose `blob_totals` table keeps the blobs' count and sizes.
     static let firstVersionWithBlobTotals = 3
 
+    /// The database was written by a newer library: the store reports it as
+    /// `unsupportedVersion`.
+    struct NewerSchema: Error {
+        let found: Int
+        let supported: Int
+    }
+
     /// Brings the database up to ``latestVersion``, each step in its own transaction.
     ///
-    /// - Throws: ``LogStore/Error/unsupportedVersion(found:supported:)`` when the database is newer
-    ///   than this library; it is left untouched.
+    /// - Throws: ``NewerSchema`` when the database is newer than this library; it is left
+    ///   untouched.
     static func migrate(_ connection: Connection) throws {
         let current = try currentVersion(connection)
         guard current <= latestVersion else {
-            throw LogStore.Error.unsupportedVersion(
-                found: .schema(current), supported: .schema(latestVersion))
+            throw NewerSchema(found: current, supported: latestVersion)
         }
         for version in current..<latestVersion {
             let step = all[version]

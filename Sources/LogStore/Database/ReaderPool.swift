@@ -32,6 +32,9 @@ final class ReaderPool: Sendable {
         self.open = open
     }
 
+    /// A read after ``close(then:)``: the store reports it as closed.
+    struct Closed: Error {}
+
     /// Runs `body` with a read-only connection, off the cooperative pool.
     func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
@@ -42,10 +45,10 @@ final class ReaderPool: Sendable {
                 let result = Result<T, any Error> {
                     try reader.connection.withLock { connection in
                         if connection == nil {
-                            guard !self.isClosed.load(ordering: .acquiring) else { throw LogStore.Error.closed }
+                            guard !self.isClosed.load(ordering: .acquiring) else { throw Closed() }
                             connection = try open()
                         }
-                        guard let connection else { throw LogStore.Error.closed }
+                        guard let connection else { throw Closed() }
                         return try body(connection)
                     }
                 }
@@ -55,7 +58,7 @@ final class ReaderPool: Sendable {
     }
 
     /// Closes every connection, after the queries already started, then calls `done` (on a
-    /// global queue); later reads throw ``LogStore/Error/closed``. Blocks nothing: each reader's
+    /// global queue); later reads throw ``Closed``. Blocks nothing: each reader's
     /// queue closes its own connection once its queries are done.
     func close(then done: @escaping @Sendable () -> Void) {
         isClosed.store(true, ordering: .releasing)

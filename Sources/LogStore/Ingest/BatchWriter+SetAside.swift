@@ -101,10 +101,8 @@ extension BatchWriter {
     static func failsEverything(_ error: any Error) -> Bool {
         switch error {
         case let error as DatabaseError:
-            // SQLite's primary codes (sqlite3.h): NOMEM 7, READONLY 8, INTERRUPT 9, IOERR 10, PROTOCOL 15.
-            return error.isBusy || error.isFull || error.isCorrupt || error.isCannotOpen
-                || [7, 8, 9, 10, 15].contains(error.code)
-        case let error as LogStore.Error:
+            return error.failsEveryStatement
+        case let error as LogStoreError:
             switch error {
             case .database(let cause): return failsEverything(cause)
             case .writeFailed(let cause): return failsEverything(cause)

@@ -31,7 +31,7 @@ final class BatchWriter {
     /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
     private var metadataBuffer: [UInt8] = []
     /// Called with the body files a transaction's end could not delete (see ``transaction(_:)``).
-    var onFileDeletionFailures: (([LogStore.Error]) -> Void)?
+    var onFileDeletionFailures: (([LogStoreError]) -> Void)?
     /// Rounds in a row whose commit failed, and since when (see ``commitSettingAside``).
     var failedRounds = 0
     var failingSince: ContinuousClock.Instant?
@@ -278,7 +278,7 @@ final class BatchWriter {
         }
     }
 
-    private func reportFileDeletionFailures(_ failures: [LogStore.Error]) {
+    private func reportFileDeletionFailures(_ failures: [LogStoreError]) {
         if !failures.isEmpty { onFileDeletionFailures?(failures) }
     }
 

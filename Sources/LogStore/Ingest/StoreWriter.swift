@@ -20,7 +20,7 @@ final class StoreWriter: Sendable {
     private let preparer: BatchPreparer
     /// The next batch, being prepared in the background while the writer commits.
     private let pending = Mutex<PendingBatch?>(nil)
-    private let onWriteError: (@Sendable (LogStore.Error) -> Void)?
+    private let onWriteError: (@Sendable (LogStoreError) -> Void)?
     private let sizeWatch = Mutex<SizeWatch?>(nil)
     /// Whether the last size check found the store past the size at which it is swept (85 % of
     /// its limit): sweep steps then get more of the writer's time than logged events (see
@@ -43,12 +43,12 @@ final class StoreWriter: Sendable {
         var finalJob: (@Sendable (BatchWriter) -> Void)?
         var isStopped = false
         var writeErrorCount = 0
-        var lastWriteError: LogStore.Error?
+        var lastWriteError: LogStoreError?
         /// Events set aside because they failed to commit on their own (see ``BatchWriter/commitSettingAside``).
         var rejectedEventCount = 0
         /// Body files a commit or rollback could not delete (the sweep's orphan scan retries).
         var blobDeletionFailureCount = 0
-        var finalError: LogStore.Error?
+        var finalError: LogStoreError?
     }
 
     private struct Job: Sendable {
@@ -156,7 +156,7 @@ final class StoreWriter: Sendable {
 
     /// Returns when every event accepted before the call is committed.
     ///
-    /// - Throws: ``LogStore/Error/writeFailed(_:)`` when the batch holding them failed to
+    /// - Throws: ``LogStoreError/writeFailed(_:)`` when the batch holding them failed to
     ///   commit (they stay queued and are retried).
     func flush() async throws {
         try await waitUntilCommitted(upTo: buffer.lastTicket)
@@ -164,10 +164,10 @@ final class StoreWriter: Sendable {
 
     /// Suspends until the event with `ticket` and all before it are committed.
     ///
-    /// - Throws: ``LogStore/Error/writeFailed(_:)`` when their batch failed to commit.
+    /// - Throws: ``LogStoreError/writeFailed(_:)`` when their batch failed to commit.
     func waitUntilCommitted(upTo ticket: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let outcome = control.withLock { control -> Result<Bool, LogStore.Error> in
+            let outcome = control.withLock { control -> Result<Bool, LogStoreError> in
                 if control.committedTicket >= ticket { return .success(true) }
                 if control.isStopped { return .failure(control.finalError ?? .closed) }
                 control.flushWaiters.append((ticket, continuation))
@@ -195,7 +195,7 @@ final class StoreWriter: Sendable {
                     continuation.resume(with: Result { try work(writer) })
                     return true
                 },
-                cancel: { continuation.resume(throwing: LogStore.Error.closed) })
+                cancel: { continuation.resume(throwing: LogStoreError.closed) })
             enqueue(job)
         }
     }
@@ -226,7 +226,7 @@ final class StoreWriter: Sendable {
                     }
                     return true
                 },
-                cancel: { continuation.resume(throwing: LogStore.Error.closed) })
+                cancel: { continuation.resume(throwing: LogStoreError.closed) })
             enqueue(job)
         }
     }
@@ -235,7 +235,7 @@ final class StoreWriter: Sendable {
     var lastCommitDuration: Duration { .nanoseconds(lastCommitNanoseconds.load(ordering: .relaxed)) }
 
     /// Write failures since the store opened, and the latest one.
-    var writeErrors: (count: Int, last: LogStore.Error?) {
+    var writeErrors: (count: Int, last: LogStoreError?) {
         control.withLock { ($0.writeErrorCount, $0.lastWriteError) }
     }
 
@@ -252,7 +252,7 @@ final class StoreWriter: Sendable {
     /// `done` gets the last write error when events could not be committed before stopping
     /// (only the call that asked first; later ones get `nil`).
     func stop(
-        finally: @escaping @Sendable (BatchWriter) -> Void, then done: @escaping @Sendable (LogStore.Error?) -> Void
+        finally: @escaping @Sendable (BatchWriter) -> Void, then done: @escaping @Sendable (LogStoreError?) -> Void
     ) {
         buffer.close()
         let accepted = control.withLock { control -> Bool in
@@ -318,7 +318,7 @@ final class StoreWriter: Sendable {
             return (control.jobs, control.flushWaiters, control.synchronousWaiters, control.finalError)
         }
         for job in jobs { job.cancel() }
-        for waiter in flushWaiters { waiter.continuation.resume(throwing: finalError ?? LogStore.Error.closed) }
+        for waiter in flushWaiters { waiter.continuation.resume(throwing: finalError ?? LogStoreError.closed) }
         for waiter in synchronousWaiters { waiter.semaphore.signal() }
         broadcaster.finish()
         let waiters = finished.withLock { waiters in
@@ -450,10 +450,10 @@ final class StoreWriter: Sendable {
         for waiter in synchronousWaiters { waiter.semaphore.signal() }
     }
 
-    private static func writeFailed(_ error: any Error) -> LogStore.Error {
-        if let databaseError = error as? DatabaseError { return .writeFailed(databaseError) }
-        if let storeError = error as? LogStore.Error { return .writeFailed(storeError) }
-        return .writeFailed(DatabaseError(extendedCode: 1, message: String(describing: error), sql: nil))
+    /// A commit's failure as the store reports it: ``LogStoreError/writeFailed(_:)`` with its cause.
+    private static func writeFailed(_ error: any Error) -> LogStoreError {
+        let cause = LogStoreError(error)
+        return cause.kind == .writeFailed ? cause : .writeFailed(cause)
     }
 
     /// Counts and reports the events set aside because they failed on their own.
@@ -470,7 +470,7 @@ final class StoreWriter: Sendable {
 
     /// Counts and reports body files a transaction's end could not delete (they stay as orphans
     /// for the sweep's scan, which retries).
-    private func reportFileDeletionFailures(_ failures: [LogStore.Error]) {
+    private func reportFileDeletionFailures(_ failures: [LogStoreError]) {
         guard !failures.isEmpty else { return }
         control.withLock { $0.blobDeletionFailureCount += failures.count }
         if let onWriteError { for failure in failures { onWriteError(failure) } }

@@ -46,11 +46,11 @@ extension LogStore {
     /// }
     /// ```
     ///
-    /// - Throws: ``Error/invalidArgument(_:)`` for a limit below 1; ``Error/closed`` after
-    ///   ``close()``; ``Error/database(_:)`` when SQLite fails.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a limit below 1; ``LogStoreError/closed`` after
+    ///   ``close()``; ``LogStoreError/database(_:)`` when SQLite fails.
     public func blobs(limit: Int = 100) async throws -> [BlobSummary] {
         try checkOpen()
-        guard limit >= 1 else { throw Error.invalidArgument("a blob listing's limit is at least 1 (got \(limit))") }
+        guard limit >= 1 else { throw LogStoreError.invalidArgument("a blob listing's limit is at least 1 (got \(limit))") }
         return try await core.read { connection in
             try BlobRows.list(limit: limit, connection: connection)
         }

@@ -5,7 +5,7 @@ extension LogStore {
     ///
     /// Reads committed messages only: call ``flush()`` first to see what was just logged.
     ///
-    /// - Throws: ``Error/closed`` after ``close()``; ``Error/database(_:)`` when SQLite fails.
+    /// - Throws: ``LogStoreError/closed`` after ``close()``; ``LogStoreError/database(_:)`` when SQLite fails.
     public func messages(_ query: MessageQuery) async throws -> MessagePage {
         try checkOpen()
         return try await core.read { connection in

@@ -3,7 +3,7 @@ public import Foundation
 extension LogStore {
     /// Network tasks matching `query`, one page at a time.
     ///
-    /// - Throws: ``Error/closed`` after ``close()``; ``Error/database(_:)`` when SQLite fails.
+    /// - Throws: ``LogStoreError/closed`` after ``close()``; ``LogStoreError/database(_:)`` when SQLite fails.
     public func tasks(_ query: TaskQuery) async throws -> TaskPage {
         try checkOpen()
         return try await core.read { connection in
@@ -23,8 +23,8 @@ extension LogStore {
     /// The body stored under `key` (40 lowercase hex characters, as ``NetworkTaskDetails``
     /// gives it), decompressed and checked against its SHA-1; `nil` when no body has that key.
     ///
-    /// - Throws: ``Error/invalidArgument(_:)`` for anything but 40 lowercase hex characters
-    ///   (it never becomes a path); ``Error/storeInvalid(_:reason:)`` when the stored body is
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for anything but 40 lowercase hex characters
+    ///   (it never becomes a path); ``LogStoreError/storeInvalid(_:reason:)`` when the stored body is
     ///   damaged.
     public func blobData(forKey key: String) async throws -> Data? {
         try checkOpen()
@@ -35,7 +35,7 @@ extension LogStore {
                 // A read-only store from before bodies existed: no key is stored, but a
                 // malformed one is still an error, never a path.
                 guard SHA1.Digest(hex: key) != nil else {
-                    throw LogStore.Error.invalidArgument("blob key must be 40 lowercase hex characters")
+                    throw LogStoreError.invalidArgument("blob key must be 40 lowercase hex characters")
                 }
                 return nil
             }

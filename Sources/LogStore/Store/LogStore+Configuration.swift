@@ -103,7 +103,7 @@ extension LogStore {
         /// ``LogStore/Info``. Logging from here into the same store is safe: from the writer's
         /// thread a logging call never waits (not even with `.synchronous` or
         /// ``OverflowPolicy/waitForSpace``).
-        public var onWriteError: (@Sendable (LogStore.Error) -> Void)?
+        public var onWriteError: (@Sendable (LogStoreError) -> Void)?
 
         /// Creates a configuration with every default.
         public init() {}

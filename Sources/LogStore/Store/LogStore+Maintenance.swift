@@ -7,7 +7,7 @@ extension LogStore {
     /// Another process logging into the same store keeps working: its writer restores its own
     /// session row with its next batch, and label names are kept (they are shared and tiny).
     ///
-    /// - Throws: ``Error/readonly`` for a read-only store; ``Error/closed`` after ``close()``.
+    /// - Throws: ``LogStoreError/readonly`` for a read-only store; ``LogStoreError/closed`` after ``close()``.
     public func removeAll() async throws {
         try checkWritable()
         try await core.write { writer in
@@ -27,7 +27,7 @@ extension LogStore {
     /// Deletes the given sessions and their messages. The current session's messages can be
     /// deleted too, but its row stays while it is logging.
     ///
-    /// - Throws: ``Error/readonly`` for a read-only store; ``Error/closed`` after ``close()``.
+    /// - Throws: ``LogStoreError/readonly`` for a read-only store; ``LogStoreError/closed`` after ``close()``.
     public func removeSessions(_ ids: Set<UUID>) async throws {
         try checkWritable()
         guard !ids.isEmpty else { return }

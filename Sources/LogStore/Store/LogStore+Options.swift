@@ -11,7 +11,7 @@ extension LogStore {
         }
 
         /// Creates the store directory when it does not exist. Without it, a missing store throws
-        /// ``LogStore/Error/fileDoesntExist(_:)``.
+        /// ``LogStoreError/fileDoesntExist(_:)``.
         public static let create = Options(rawValue: 1 << 0)
 
         /// Keeps the store within ``LogStore/Configuration/sizeLimit`` and
@@ -19,7 +19,7 @@ extension LogStore {
         public static let sweep = Options(rawValue: 1 << 1)
 
         /// Opens the store for reading only: no session is written, logging calls are ignored and
-        /// calls that would write throw ``LogStore/Error/readonly``.
+        /// calls that would write throw ``LogStoreError/readonly``.
         public static let readonly = Options(rawValue: 1 << 2)
 
         /// Each logging call returns only after its event is committed. Slow; for tests and for

@@ -46,10 +46,10 @@ public actor LogStore {
     ///   - storeURL: the store directory (`*.logstore` by convention).
     ///   - options: default `[.create, .sweep]`.
     ///   - configuration: tunables; see ``Configuration``.
-    /// - Throws: ``Error/fileDoesntExist(_:)`` without `.create`; ``Error/storeInvalid(_:reason:)``
+    /// - Throws: ``LogStoreError/fileDoesntExist(_:)`` without `.create`; ``LogStoreError/storeInvalid(_:reason:)``
     ///   for a directory that is not a store or a damaged database;
-    ///   ``Error/unsupportedVersion(found:supported:)`` for a store from a newer library (left
-    ///   untouched); ``Error/fileSystem(_:operation:errno:)`` when files cannot be created.
+    ///   ``LogStoreError/unsupportedVersion(found:supported:)`` for a store from a newer library (left
+    ///   untouched); ``LogStoreError/fileSystem(_:operation:errno:)`` when files cannot be created.
     public init(
         storeURL: URL, options: Options = [.create, .sweep], configuration: Configuration = Configuration()
     ) async throws {
@@ -96,8 +96,8 @@ public actor LogStore {
 
     /// Returns when every event logged before the call is committed to the database.
     ///
-    /// - Throws: ``Error/writeFailed(_:)`` when committing them failed (they stay queued and are
-    ///   retried); ``Error/closed`` after ``close()``.
+    /// - Throws: ``LogStoreError/writeFailed(_:)`` when committing them failed (they stay queued and are
+    ///   retried); ``LogStoreError/closed`` after ``close()``.
     public func flush() async throws {
         try checkOpen()
         guard let writer = core.writer else { return }
@@ -105,13 +105,13 @@ public actor LogStore {
     }
 
     /// Drains what was logged, checkpoints the WAL into the database and closes every
-    /// connection. Later calls throw ``Error/closed``; logging calls are ignored.
+    /// connection. Later calls throw ``LogStoreError/closed``; logging calls are ignored.
     ///
     /// Concurrent and later calls wait for the same drain and return (or throw) its result. A
     /// store released without `close()` closes itself in the background; at a normal process
     /// exit, what every open store has queued is committed (within about a second and a half).
     ///
-    /// - Throws: ``Error/writeFailed(_:)`` when logged events could not be committed.
+    /// - Throws: ``LogStoreError/writeFailed(_:)`` when logged events could not be committed.
     public func close() async throws {
         if case .open = lifecycle { lifecycle = .closing }
         let result = await Self.shutDown(core, sweeper)
@@ -120,12 +120,12 @@ public actor LogStore {
         try result.get()
     }
 
-    /// Closes the store and deletes its directory. Every later call throws ``Error/closed``.
+    /// Closes the store and deletes its directory. Every later call throws ``LogStoreError/closed``.
     ///
     /// It waits for a `close()` in progress to drain before deleting anything; concurrent
     /// calls wait for the same deletion.
     ///
-    /// - Throws: ``Error/fileSystem(_:operation:errno:)`` when the directory could not be
+    /// - Throws: ``LogStoreError/fileSystem(_:operation:errno:)`` when the directory could not be
     ///   deleted (then calling it again tries again).
     public func destroy() async throws {
         switch lifecycle {
@@ -162,7 +162,7 @@ public actor LogStore {
 
     /// The shutdown both `close()` and `destroy()` wait for: the schedule stops, the core
     /// drains and closes (once, whoever asks first), and a sweep in progress ends.
-    private static func shutDown(_ core: StoreCore, _ sweeper: Sweeper?) async -> Result<Void, Error> {
+    private static func shutDown(_ core: StoreCore, _ sweeper: Sweeper?) async -> Result<Void, LogStoreError> {
         sweeper?.stopSchedule()
         let result = await core.close()
         // A sweep in progress ends at its next step once the writer stops; wait for it, so it
@@ -179,7 +179,7 @@ public actor LogStore {
                     do {
                         try FileManager.default.removeItem(at: url)
                     } catch {
-                        throw Error.fileSystem(url, operation: "delete", errno: StoreFiles.errno(of: error))
+                        throw LogStoreError.fileSystem(url, operation: "delete", errno: StoreFiles.errno(of: error))
                     }
                 })
             }
@@ -187,11 +187,11 @@ public actor LogStore {
     }
 
     func checkOpen() throws {
-        guard case .open = lifecycle else { throw Error.closed }
+        guard case .open = lifecycle else { throw LogStoreError.closed }
     }
 
     func checkWritable() throws {
         try checkOpen()
-        guard !options.contains(.readonly) else { throw Error.readonly }
+        guard !options.contains(.readonly) else { throw LogStoreError.readonly }
     }
 }

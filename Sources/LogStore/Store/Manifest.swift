@@ -21,24 +21,24 @@ struct Manifest: Codable, Sendable, Equatable {
 
     /// Reads and validates the manifest of the store at `directory`.
     ///
-    /// - Throws: ``LogStore/Error/storeInvalid(_:reason:)`` for a missing or unreadable file,
-    ///   ``LogStore/Error/unsupportedVersion(found:supported:)`` for a newer format.
+    /// - Throws: ``LogStoreError/storeInvalid(_:reason:)`` for a missing or unreadable file,
+    ///   ``LogStoreError/unsupportedVersion(found:supported:)`` for a newer format.
     static func read(in directory: URL) throws -> Manifest {
         let url = directory.appendingPathComponent(fileName)
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw LogStore.Error.storeInvalid(directory, reason: "manifest.json is missing or unreadable")
+            throw LogStoreError.storeInvalid(directory, reason: "manifest.json is missing or unreadable")
         }
         let manifest: Manifest
         do {
             manifest = try StoreJSON.decoder.decode(Manifest.self, from: data)
         } catch {
-            throw LogStore.Error.storeInvalid(directory, reason: "manifest.json is not a valid manifest (\(error))")
+            throw LogStoreError.storeInvalid(directory, reason: "manifest.json is not a valid manifest (\(error))")
         }
         guard manifest.version.major <= LogStore.Version.store.major else {
-            throw LogStore.Error.unsupportedVersion(found: manifest.version, supported: .store)
+            throw LogStoreError.unsupportedVersion(found: manifest.version, supported: .store)
         }
         return manifest
     }

@@ -26,8 +26,8 @@ final class StoreCore: Sendable {
 
     private enum Shutdown {
         case notStarted
-        case running(waiters: [@Sendable (Result<Void, LogStore.Error>) -> Void])
-        case finished(Result<Void, LogStore.Error>)
+        case running(waiters: [@Sendable (Result<Void, LogStoreError>) -> Void])
+        case finished(Result<Void, LogStoreError>)
     }
 
     init(
@@ -110,7 +110,7 @@ final class StoreCore: Sendable {
     /// Stops everything once: the readers, then the writer (which drains what was logged,
     /// checkpoints and closes its connection), then the lock. Concurrent and later callers wait
     /// for the same shutdown and get its result.
-    func close() async -> Result<Void, LogStore.Error> {
+    func close() async -> Result<Void, LogStoreError> {
         await withCheckedContinuation { continuation in
             close { continuation.resume(returning: $0) }
         }
@@ -124,8 +124,8 @@ final class StoreCore: Sendable {
     /// Starts the shutdown unless it has started, and calls `done` with its result once it is
     /// over. It runs on the reader queues and the writer thread, never on Swift's cooperative
     /// pool, so a busy pool cannot hold up a released store's cleanup.
-    private func close(then done: @escaping @Sendable (Result<Void, LogStore.Error>) -> Void) {
-        enum Next { case start, wait, report(Result<Void, LogStore.Error>) }
+    private func close(then done: @escaping @Sendable (Result<Void, LogStoreError>) -> Void) {
+        enum Next { case start, wait, report(Result<Void, LogStoreError>) }
         let next = shutdown.withLock { shutdown -> Next in
             switch shutdown {
             case .notStarted:
@@ -175,10 +175,10 @@ final class StoreCore: Sendable {
     }
 
     /// Runs on the writer thread as it ends, or (read-only) on a global queue.
-    private func finishShutdown(_ result: Result<Void, LogStore.Error>) {
+    private func finishShutdown(_ result: Result<Void, LogStoreError>) {
         lock?.release()
         if removesWALFilesAtClose { StoreOpener.removeWALFilesIfUnused(directory: directory) }
-        let waiters = shutdown.withLock { shutdown -> [@Sendable (Result<Void, LogStore.Error>) -> Void] in
+        let waiters = shutdown.withLock { shutdown -> [@Sendable (Result<Void, LogStoreError>) -> Void] in
             defer { shutdown = .finished(result) }
             guard case .running(let waiters) = shutdown else { return [] }
             return waiters
@@ -187,18 +187,32 @@ final class StoreCore: Sendable {
     }
 
     /// Runs a read on a reader connection, or on the writer's where readers cannot open one.
-    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if let readers {
-            return try await readers.read(body)
+    ///
+    /// - Throws: ``LogStoreError`` only: SQLite's failures as `database`, a closed pool as `closed`.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(LogStoreError) -> T {
+        do {
+            if let readers {
+                return try await readers.read(body)
+            }
+            guard let writer else { throw LogStoreError.closed }
+            return try await writer.perform { try body($0.connection) }
+        } catch is ReaderPool.Closed {
+            throw .closed
+        } catch {
+            throw LogStoreError(error)
         }
-        guard let writer else { throw LogStore.Error.closed }
-        return try await writer.perform { try body($0.connection) }
     }
 
     /// Runs a write on the writer thread.
-    func write<T: Sendable>(_ body: @escaping @Sendable (BatchWriter) throws -> T) async throws -> T {
-        guard let writer else { throw LogStore.Error.readonly }
-        return try await writer.perform(body)
+    ///
+    /// - Throws: ``LogStoreError`` only: SQLite's failures as `database`.
+    func write<T: Sendable>(_ body: @escaping @Sendable (BatchWriter) throws -> T) async throws(LogStoreError) -> T {
+        guard let writer else { throw .readonly }
+        do {
+            return try await writer.perform(body)
+        } catch {
+            throw LogStoreError(error)
+        }
     }
 
     var databaseURL: URL { StoreFiles.databaseURL(in: directory) }

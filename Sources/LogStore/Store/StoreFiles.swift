@@ -26,7 +26,7 @@ enum StoreFiles {
             try FileManager.default.createDirectory(
                 at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw LogStore.Error.fileSystem(url, operation: "create the directory", errno: Self.errno(of: error))
+            throw LogStoreError.fileSystem(url, operation: "create the directory", errno: Self.errno(of: error))
         }
     }
 
@@ -35,7 +35,7 @@ enum StoreFiles {
     static func createOwnerOnlyFile(_ url: URL) throws {
         let descriptor = open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw LogStore.Error.fileSystem(url, operation: "create", errno: Glibc.errno)
+            throw LogStoreError.fileSystem(url, operation: "create", errno: Glibc.errno)
         }
         close(descriptor)
     }
@@ -47,7 +47,7 @@ enum StoreFiles {
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw LogStore.Error.fileSystem(temporary, operation: "create", errno: Glibc.errno)
+            throw LogStoreError.fileSystem(temporary, operation: "create", errno: Glibc.errno)
         }
         var failure: Int32 = 0
         data.withUnsafeBytes { bytes in
@@ -68,7 +68,7 @@ enum StoreFiles {
         if failure == 0, rename(temporary.path, url.path) != 0 { failure = Glibc.errno }
         if failure != 0 {
             unlink(temporary.path)
-            throw LogStore.Error.fileSystem(url, operation: "write", errno: failure)
+            throw LogStoreError.fileSystem(url, operation: "write", errno: failure)
         }
     }
 
@@ -94,7 +94,7 @@ enum StoreFiles {
     static func directoryEntries(_ directory: URL) throws -> [String] {
         guard let stream = opendir(directory.path) else {
             if Glibc.errno == ENOENT { return [] }
-            throw LogStore.Error.fileSystem(directory, operation: "list", errno: Glibc.errno)
+            throw LogStoreError.fileSystem(directory, operation: "list", errno: Glibc.errno)
         }
         defer { closedir(stream) }
         var names: [String] = []
@@ -111,7 +111,7 @@ enum StoreFiles {
 
     /// The bytes the store's files take on disk (allocated blocks, as `du` counts them): the
     /// database, its WAL and shared memory, the manifest and everything in `blobs/`.
-    /// - Throws: ``LogStore/Error/fileSystem(_:operation:errno:)`` when a directory cannot be
+    /// - Throws: ``LogStoreError/fileSystem(_:operation:errno:)`` when a directory cannot be
     ///   listed (a missing one counts as empty): a size of 0 would mislead the sweep's report.
     static func diskUsage(of directory: URL) throws -> Int64 {
         func allocated(_ path: String) -> Int64 {

@@ -17,7 +17,7 @@ final class StoreLock: Sendable {
     init(directory: URL) throws {
         let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw LogStore.Error.fileSystem(directory, operation: "open", errno: errno)
+            throw LogStoreError.fileSystem(directory, operation: "open", errno: errno)
         }
         self.descriptor = Atomic(descriptor)
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
@@ -27,7 +27,7 @@ final class StoreLock: Sendable {
             guard flock(descriptor, LOCK_SH) == 0 else {
                 let code = errno
                 close(descriptor)
-                throw LogStore.Error.fileSystem(directory, operation: "lock", errno: code)
+                throw LogStoreError.fileSystem(directory, operation: "lock", errno: code)
             }
         }
     }

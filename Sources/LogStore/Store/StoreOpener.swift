@@ -98,12 +98,12 @@ enum StoreOpener {
     private static func prepareDirectory(_ directory: URL, options: LogStore.Options) throws -> Manifest {
         let canCreate = options.contains(.create) && !options.contains(.readonly)
         if !StoreFiles.exists(directory) {
-            guard canCreate else { throw LogStore.Error.fileDoesntExist(directory) }
+            guard canCreate else { throw LogStoreError.fileDoesntExist(directory) }
             try StoreFiles.createDirectory(directory)
             return try createManifest(in: directory)
         }
         guard StoreFiles.isDirectory(directory) else {
-            throw LogStore.Error.storeInvalid(directory, reason: "it is a file, not a store directory")
+            throw LogStoreError.storeInvalid(directory, reason: "it is a file, not a store directory")
         }
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
         if !StoreFiles.exists(manifestURL) {
@@ -111,13 +111,13 @@ enum StoreOpener {
             // One that cannot be listed is reported, never taken for empty.
             let contents = try StoreFiles.directoryEntries(directory)
             guard canCreate, contents.isEmpty else {
-                throw LogStore.Error.storeInvalid(directory, reason: "manifest.json is missing")
+                throw LogStoreError.storeInvalid(directory, reason: "manifest.json is missing")
             }
             return try createManifest(in: directory)
         }
         let manifest = try Manifest.read(in: directory)
         if !StoreFiles.exists(StoreFiles.databaseURL(in: directory)), options.contains(.readonly) {
-            throw LogStore.Error.storeInvalid(directory, reason: "logs.sqlite is missing")
+            throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is missing")
         }
         return manifest
     }
@@ -154,7 +154,11 @@ enum StoreOpener {
             // cache, or SQLite spills and rereads pages mid-transaction; the default 2 MB does not.
             try connection.execute("PRAGMA cache_size = -8192")
         }
-        try Migrations.migrate(connection)
+        do {
+            try Migrations.migrate(connection)
+        } catch let newer as Migrations.NewerSchema {
+            throw LogStoreError.unsupportedVersion(found: .schema(newer.found), supported: .schema(newer.supported))
+        }
         return connection
     }
 
@@ -184,7 +188,7 @@ enum StoreOpener {
     private static func checkVersion(_ connection: Connection) throws {
         let found = try Migrations.currentVersion(connection)
         guard found <= Migrations.latestVersion else {
-            throw LogStore.Error.unsupportedVersion(found: .schema(found), supported: .schema(Migrations.latestVersion))
+            throw LogStoreError.unsupportedVersion(found: .schema(found), supported: .schema(Migrations.latestVersion))
         }
     }
 
@@ -237,17 +241,17 @@ enum StoreOpener {
         do {
             return try body()
         } catch let error as DatabaseError where error.isCorrupt {
-            throw LogStore.Error.storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+            throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
         } catch let error as DatabaseError where error.isCannotOpen {
             // SQLite reports the errno of its last attempt (often the WAL's), which can mislead:
             // a directory nobody may create files in is the usual cause, so say that when true.
             if let code = StoreFiles.creationError(in: directory) {
-                throw LogStore.Error.fileSystem(directory, operation: "create files in", errno: code)
+                throw LogStoreError.fileSystem(directory, operation: "create files in", errno: code)
             }
-            throw LogStore.Error.fileSystem(
+            throw LogStoreError.fileSystem(
                 StoreFiles.databaseURL(in: directory), operation: "open", errno: error.systemErrno)
         } catch let error as DatabaseError {
-            throw LogStore.Error.database(error)
+            throw LogStoreError.database(error)
         }
     }
 

@@ -17,13 +17,17 @@ extension LogStore {
     /// ```
     ///
     /// - Returns: what was removed and reclaimed; also kept as ``Info/lastSweep``.
-    /// - Throws: ``Error/readonly`` for a read-only store; ``Error/closed`` after ``close()``
+    /// - Throws: ``LogStoreError/readonly`` for a read-only store; ``LogStoreError/closed`` after ``close()``
     ///   (also when the store closes during the sweep, which stops between two steps, each
     ///   complete).
     @discardableResult
     public func sweep() async throws -> SweepReport {
         try checkWritable()
-        guard let sweeper else { throw Error.readonly }
-        return try await sweeper.sweep(.manual)
+        guard let sweeper else { throw LogStoreError.readonly }
+        do {
+            return try await sweeper.sweep(.manual)
+        } catch {
+            throw LogStoreError(error)
+        }
     }
 }

@@ -64,10 +64,10 @@ extension Sweeper {
                 return
             }
             _ = try await sweep(trigger)
-        } catch LogStore.Error.closed {
+        } catch LogStoreError.closed {
             // The store is closing.
         } catch {
-            configuration.onWriteError?(error as? LogStore.Error ?? .writeFailed(SweepFailure(description: "\(error)")))
+            configuration.onWriteError?(LogStoreError(error))
         }
     }
 
@@ -84,9 +84,4 @@ extension Sweeper {
             triggers.yield(.schedule)
         }
     }
-}
-
-/// A scheduled sweep failed for a reason other than the store's own errors.
-struct SweepFailure: Error, Sendable, CustomStringConvertible {
-    let description: String
 }

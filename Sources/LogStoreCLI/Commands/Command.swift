@@ -6,7 +6,7 @@ protocol Command: Sendable {
     /// What it accepts, for parsing and `--help`.
     static var spec: CommandSpec { get }
     /// Runs it with checked arguments. Throws ``UsageError`` for bad values (exit 64),
-    /// ``CommandFailure`` or ``LogStore/Error`` for everything else (exit 1).
+    /// ``CommandFailure`` or ``LogStoreError`` for everything else (exit 1).
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws
 }
 

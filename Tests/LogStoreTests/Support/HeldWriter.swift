@@ -7,13 +7,17 @@ final class HeldWriter: Sendable {
     private let entered = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)
     private let isFirst = Recorder(true)
+    /// The longest a writer stays held when the test never releases it.
+    static let longestHold: Double = 30
 
     /// Installs the hold on `configuration`.
     func hold(_ configuration: inout LogStore.Configuration) {
         configuration.willHandleEvent = { [self] event in
             if isFirst.update({ first in defer { first = false }; return first }) {
                 entered.signal()
-                gate.wait()
+                // Bounded: a test that fails before `release()` must not leave its store's close
+                // (and the whole suite) waiting for this writer forever.
+                _ = gate.wait(timeout: .now() + Self.longestHold)
             }
             return event
         }

@@ -58,32 +58,6 @@ func allMessages(_ store: LogStore, _ query: MessageQuery = MessageQuery()) asyn
     }
 }
 
-// MARK: Errors
-
-/// The case of a ``LogStore/Error`` without its payload, so `#expect(error?.kind == .closed)`
-/// reads well and prints well when it fails.
-enum StoreErrorKind: Equatable {
-    case fileDoesntExist, storeInvalid, unsupportedVersion, fileAlreadyExists, readonly, closed
-    case fileSystem, database, writeFailed, invalidArgument
-}
-
-extension LogStore.Error {
-    var kind: StoreErrorKind {
-        switch self {
-        case .fileDoesntExist: .fileDoesntExist
-        case .storeInvalid: .storeInvalid
-        case .unsupportedVersion: .unsupportedVersion
-        case .fileAlreadyExists: .fileAlreadyExists
-        case .readonly: .readonly
-        case .closed: .closed
-        case .fileSystem: .fileSystem
-        case .database: .database
-        case .writeFailed: .writeFailed
-        case .invalidArgument: .invalidArgument
-        }
-    }
-}
-
 // MARK: Files
 
 /// The permission bits of a file (`st_mode & 0o777`), or `nil` when it does not exist.
