@@ -63,11 +63,12 @@ struct SQLReaderTests {
 
     @Test func badSQLThrowsDatabaseError() async throws {
         try await withTemporaryStore { store, _ throws in
-            let syntax = await #expect(throws: DatabaseError.self) {
+            let syntax = await #expect(throws: LogStoreError.self) {
                 try await store.read { db in try db.rows("SELEC nonsense") }
             }
-            #expect(syntax?.sql == "SELEC nonsense")
-            let arguments = await #expect(throws: DatabaseError.self) {
+            #expect(syntax?.kind == .database)
+            #expect(syntax?.databaseError?.sql == "SELEC nonsense")
+            let arguments = await #expect(throws: LogStoreError.self) {
                 try await store.read { db in try db.rows("SELECT ?, ?", [1]) }
             }
             #expect(arguments != nil)
@@ -92,16 +93,16 @@ struct SQLReaderTests {
                 "PRAGMA user_version = 42",
             ]
             for sql in writes {
-                let error = await #expect(throws: DatabaseError.self, "\(sql)") {
+                let error = await #expect(throws: LogStoreError.self, "\(sql)") {
                     try await store.read { db in try db.rows(sql) }
                 }
-                #expect(error?.code == 8 /* SQLITE_READONLY */, "\(sql): \(String(describing: error))")
+                #expect(error?.databaseError?.code == 8 /* SQLITE_READONLY */, "\(sql): \(String(describing: error))")
             }
             #expect(try await Self.snapshot(store) == before)
 
             // Turning SQLite's own guard off from inside the closure does not open a way in.
             _ = try? await store.read { db in try db.rows("PRAGMA query_only = OFF") }
-            let error = await #expect(throws: DatabaseError.self) {
+            let error = await #expect(throws: LogStoreError.self) {
                 try await store.read { db in
                     _ = try? db.rows("PRAGMA query_only = OFF")
                     return try db.rows("DELETE FROM messages")
@@ -148,10 +149,10 @@ struct SQLReaderTests {
             try await withStore(at: url, options: [.readonly]) { store in
                 let rows = try await store.read { db in try db.rows("SELECT label, text FROM message_rows") }
                 #expect(rows.map(\.values) == [[.text("ro"), .text("visible")]])
-                let error = await #expect(throws: DatabaseError.self) {
+                let error = await #expect(throws: LogStoreError.self) {
                     try await store.read { db in try db.rows("DELETE FROM messages") }
                 }
-                #expect(error?.code == 8)
+                #expect(error?.databaseError?.code == 8)
             }
         }
     }

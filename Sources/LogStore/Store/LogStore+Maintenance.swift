@@ -84,7 +84,8 @@ extension LogStore {
     /// }
     /// ```
     ///
-    /// - Throws: ``DatabaseError`` for invalid SQL or an attempt to write.
+    /// - Throws: ``LogStoreError/database(_:)`` for invalid SQL or an attempt to write; an error
+    ///   `body` throws of its own passes as it is.
     public func read<T: Sendable>(_ body: @escaping @Sendable (borrowing SQLReader) throws -> T) async throws -> T {
         try checkOpen()
         let readonlyWriterConnection = core.readers == nil

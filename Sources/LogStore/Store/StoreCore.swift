@@ -188,30 +188,40 @@ final class StoreCore: Sendable {
 
     /// Runs a read on a reader connection, or on the writer's where readers cannot open one.
     ///
-    /// - Throws: ``LogStoreError`` only: SQLite's failures as `database`, a closed pool as `closed`.
-    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(LogStoreError) -> T {
+    /// - Throws: SQLite's failures as ``LogStoreError/database(_:)``, a closed pool as
+    ///   ``LogStoreError/closed``; an error `body` throws of its own passes as it is.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         do {
             if let readers {
                 return try await readers.read(body)
             }
             guard let writer else { throw LogStoreError.closed }
             return try await writer.perform { try body($0.connection) }
-        } catch is ReaderPool.Closed {
-            throw .closed
         } catch {
-            throw LogStoreError(error)
+            throw Self.reported(error)
         }
     }
 
     /// Runs a write on the writer thread.
     ///
-    /// - Throws: ``LogStoreError`` only: SQLite's failures as `database`.
-    func write<T: Sendable>(_ body: @escaping @Sendable (BatchWriter) throws -> T) async throws(LogStoreError) -> T {
-        guard let writer else { throw .readonly }
+    /// - Throws: SQLite's failures as ``LogStoreError/database(_:)``; an error `body` throws of
+    ///   its own passes as it is.
+    func write<T: Sendable>(_ body: @escaping @Sendable (BatchWriter) throws -> T) async throws -> T {
+        guard let writer else { throw LogStoreError.readonly }
         do {
             return try await writer.perform(body)
         } catch {
-            throw LogStoreError(error)
+            throw Self.reported(error)
+        }
+    }
+
+    /// An error from below the store's API as the store reports it: no `DatabaseError` or
+    /// internal error escapes a store's method.
+    static func reported(_ error: any Error) -> any Error {
+        switch error {
+        case is ReaderPool.Closed: LogStoreError.closed
+        case let error as DatabaseError: LogStoreError.database(error)
+        default: error
         }
     }
 

@@ -27,7 +27,7 @@ extension LogStore {
         do {
             return try await sweeper.sweep(.manual)
         } catch {
-            throw LogStoreError(error)
+            throw StoreCore.reported(error)
         }
     }
 }
