@@ -26,6 +26,8 @@ final class Sweeper: Sendable {
     static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
     /// Deleting a session checks every task for it (no index on `tasks.session_id`): few per step.
     static let sessionsPerStep = StepSize(rows: 1, range: 1...16)
+    /// Session rows already emptied (``removeSessions``): their blocks and thread names only.
+    static let sessionRowsPerStep = StepSize(rows: 64, range: 1...4_096)
     /// Blob files and temporary files younger than this may belong to a write in progress in
     /// another process; the sweep leaves them (the open of a sole writer removes them all).
     static let orphanAge: TimeInterval = 600
@@ -114,22 +116,7 @@ final class Sweeper: Sendable {
     private func removeOlder(than cutoff: Date) async throws -> BatchWriter.Removed {
         let time = cutoff.timeIntervalSince1970
         let ranges = try await core.read { connection in
-            let statement = try connection.prepare(
-                "SELECT first_id, last_id FROM message_blocks WHERE min_created_at < ? ORDER BY first_id")
-            try statement.bind([.real(time)])
-            var ranges: [ClosedRange<Int64>] = []
-            while try statement.step() {
-                let first = statement.int64(at: 0)
-                let last = statement.int64(at: 1)
-                guard first <= last else { continue }
-                // Overlapping or adjacent ranges become one, so steps stay full.
-                if let previous = ranges.last, first <= previous.upperBound + 1 {
-                    ranges[ranges.count - 1] = previous.lowerBound...max(previous.upperBound, last)
-                } else {
-                    ranges.append(first...last)
-                }
-            }
-            return ranges
+            try Self.messageRanges(connection, ofBlocksWhere: "min_created_at < ?", [.real(time)])
         }
         var removed = BatchWriter.Removed()
         for range in ranges {
@@ -141,16 +128,39 @@ final class Sweeper: Sendable {
         return removed
     }
 
-    private func deleteMessages(from first: Int64, through last: Int64, before cutoff: Date?) async throws
-        -> BatchWriter.Removed
-    {
+    /// The id ranges of the message blocks matching `condition` (SQL on `message_blocks`),
+    /// overlapping or adjacent ones merged so steps stay full.
+    static func messageRanges(
+        _ connection: Connection, ofBlocksWhere condition: String, _ arguments: [DatabaseValue]
+    ) throws -> [ClosedRange<Int64>] {
+        let statement = try connection.prepare(
+            "SELECT first_id, last_id FROM message_blocks WHERE \(condition) ORDER BY first_id")
+        try statement.bind(arguments)
+        var ranges: [ClosedRange<Int64>] = []
+        while try statement.step() {
+            let first = statement.int64(at: 0)
+            let last = statement.int64(at: 1)
+            guard first <= last else { continue }
+            if let previous = ranges.last, first <= previous.upperBound + 1 {
+                ranges[ranges.count - 1] = previous.lowerBound...max(previous.upperBound, last)
+            } else {
+                ranges.append(first...last)
+            }
+        }
+        return ranges
+    }
+
+    func deleteMessages(
+        from first: Int64, through last: Int64, before cutoff: Date?, inSession sessionID: Int64? = nil
+    ) async throws -> BatchWriter.Removed {
         struct Progress: Sendable {
             var next: Int64?
             var removed = BatchWriter.Removed()
         }
         return try await repeatSteps(Progress(next: first), size: Self.messagesPerStep) { writer, progress, limit in
             guard let from = progress.next else { return (true, 0) }
-            let step = try writer.deleteMessages(from: from, through: last, before: cutoff, limit: limit)
+            let step = try writer.deleteMessages(
+                from: from, through: last, before: cutoff, inSession: sessionID, limit: limit)
             progress.removed += step.removed
             progress.next = step.next
             return (step.next == nil, step.removed.rows)
@@ -237,7 +247,7 @@ final class Sweeper: Sendable {
     /// Runs `body` on the writer, one step per round between batches of logged events, until it
     /// says it is done; each step gets a row limit sized by how long the last one took
     /// (``StepSize``), and keeps its progress in `state`.
-    private func repeatSteps<State: Sendable>(
+    func repeatSteps<State: Sendable>(
         _ state: State, size: StepSize,
         _ body: @escaping @Sendable (BatchWriter, inout State, _ limit: Int) throws -> (done: Bool, rows: Int)
     ) async throws -> State {
@@ -264,7 +274,7 @@ final class Sweeper: Sendable {
 
     /// Incremental vacuum in steps, each followed by a passive checkpoint so the WAL does not
     /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
-    private func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
+    func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
         let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
         if free > 0 {
             _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
