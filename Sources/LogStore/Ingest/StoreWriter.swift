@@ -305,6 +305,9 @@ final class StoreWriter: Sendable {
                     let commitStart = ContinuousClock.now
                     try writer.commit(events[start..<end], prepared: prepared, dropNotice: start == 0 ? notice : nil)
                     longestCommit = max(longestCommit, ContinuousClock.now - commitStart)
+                    // After every transaction, not once a round: a round under load holds many,
+                    // and a small store fills its limit within one.
+                    checkSize(writer)
                 } catch {
                     // What committed stays committed; the rest waits for the retry.
                     writer.retry = Array(events[start...])
@@ -327,7 +330,6 @@ final class StoreWriter: Sendable {
             }
             buffer.recycle(&events)
             reportCommit(upTo: lastTicket)
-            checkSize(writer)
             return .wrote
         }
     }
@@ -337,7 +339,7 @@ final class StoreWriter: Sendable {
             guard watch?.isDue(now: .now) == true else { return nil }
             return watch
         }
-        guard let watch, let size = try? SizeWatch.storeSize(writer) else { return }
+        guard let watch, let size = try? watch.storeSize(writer) else { return }
         isOverLimit.store(size > watch.limit, ordering: .relaxed)
         if size > watch.limit { watch.onOverLimit() }
     }

@@ -26,6 +26,8 @@ final class Sweeper: Sendable {
     static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
     /// Deleting a session checks every task for it (no index on `tasks.session_id`): few per step.
     static let sessionsPerStep = StepSize(rows: 1, range: 1...16)
+    /// The most rounds of trimming for size in one sweep (see ``run(_:)``).
+    static let sizeRounds = 8
     /// Session rows already emptied (``removeSessions``): their blocks and thread names only.
     static let sessionRowsPerStep = StepSize(rows: 64, range: 1...4_096)
     /// Blob files and temporary files younger than this may belong to a write in progress in
@@ -59,6 +61,12 @@ final class Sweeper: Sendable {
         }
     }
 
+    /// The size the size sweep judges, read on a reader (``judgedBytes(_:sizeLimit:)``).
+    func judgedBytes() async throws -> Int64 {
+        let limit = configuration.sizeLimit
+        return try await core.read { try Self.judgedBytes($0, sizeLimit: limit) }
+    }
+
     /// Bytes on disk now: the database, its WAL and the blob files.
     func diskUsage() async throws -> Int64 {
         if core.isInMemory {
@@ -77,9 +85,18 @@ final class Sweeper: Sendable {
 
         let cutoff = report.date.addingTimeInterval(-configuration.maxAge.seconds)
         removed += try await removeOlder(than: cutoff)
-        removed += try await trimBlobsToTheirShare()
-        let trimmed = try await trimMessagesToTheSizeLimit()
-        removed += trimmed
+        // A round trims what the store held when it started; logging at full speed into a small
+        // store can refill it meanwhile, so a size sweep repeats rounds while the store is still
+        // past the threshold, judged once the round's free pages and WAL are given back (a small
+        // store counts them). Other sweeps trim once, as planned.
+        for _ in 0..<(trigger == .size ? Self.sizeRounds : 1) {
+            removed += try await trimBlobsToTheirShare()
+            let trimmed = try await trimMessagesToTheSizeLimit()
+            removed += trimmed
+            guard trigger == .size, trimmed.rows > 0 else { break }
+            try await giveFreePagesBack(truncatingTheWAL: true)
+            guard try await judgedBytes() > configuration.sizeSweepThreshold else { break }
+        }
         // A size sweep runs under heavy logging and must be quick: the directory scan (a lookup
         // per file, in one step) and the cleanup of old sessions wait for the scheduled and
         // manual sweeps (and, for files, the next open).
@@ -199,10 +216,9 @@ final class Sweeper: Sendable {
     /// would leave the store over the limit (logging outran the sweeps): then as many as should
     /// bring it to `trimRatio` of the limit.
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
-        // Pages in use and blob files: free pages are reused before the file grows (and go back
-        // at the end of the sweep), and a WAL a reader holds would not shrink however many
-        // messages went.
-        let size = try await core.read { try Self.usedBytes($0) }
+        // Pages in use and blob files (and, in a small store, free pages and the WAL: see
+        // `judgedBytes`).
+        let size = try await judgedBytes()
         guard size > configuration.sizeSweepThreshold else { return BatchWriter.Removed() }
         let limit = Double(configuration.sizeLimit)
         let ratio = configuration.trimRatio
@@ -295,6 +311,22 @@ final class Sweeper: Sendable {
         let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
         let files = try connection.integer("SELECT file_size FROM blob_totals") ?? 0
         return (pages - free) * pageSize + files
+    }
+
+    /// Limits under which the size sweep judges the whole footprint (``judgedBytes(_:sizeLimit:)``).
+    static let smallStoreLimit: Int64 = 32_000_000
+
+    /// The size the size sweep judges: ``usedBytes(_:)``, and for a limit under
+    /// ``smallStoreLimit`` the free pages and the WAL too. In a large store they are a small share
+    /// of the limit, and counting them started sweeps that found nothing to trim; in a small one
+    /// the WAL readers keep from wrapping (about 2 MB under full load) and the pages freed by the
+    /// last step are a quarter of an 8 MB limit, so only counting them holds it.
+    static func judgedBytes(_ connection: Connection, sizeLimit: Int64) throws -> Int64 {
+        let used = try usedBytes(connection)
+        guard sizeLimit < smallStoreLimit else { return used }
+        let free = try connection.integer("PRAGMA freelist_count") ?? 0
+        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+        return used + free * pageSize + StoreFiles.fileSize(URL(fileURLWithPath: connection.path + "-wal"))
     }
 
     /// Bytes of blobs as stored, inline and in files.
