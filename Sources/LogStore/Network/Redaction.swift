@@ -75,13 +75,18 @@ public struct Redaction: Sendable, Hashable {
     /// stored unchanged. Nesting depth is not limited: the scanner keeps its own stack, so a
     /// hostile body cannot exhaust the thread's stack.
     public var sensitiveJSONFields: Set<String> {
-        didSet { jsonKeys = Self.folded(sensitiveJSONFields) }
+        didSet {
+            jsonKeys = Self.folded(sensitiveJSONFields)
+            jsonKeyShapes = Self.shapes(of: jsonKeys)
+        }
     }
 
     // Lowercased copies of the sets above, so a lookup costs one hash and no re-folding.
     private var headerKeys: Set<String>
     private var queryKeys: Set<String>
     private var jsonKeys: Set<String>
+    /// ``keyShape(count:first:last:)`` of each of `jsonKeys`, for the scanner's cheap first test.
+    private(set) var jsonKeyShapes: Set<Int>
 
     /// Creates a redaction policy.
     ///
@@ -100,6 +105,23 @@ public struct Redaction: Sendable, Hashable {
         self.headerKeys = Self.folded(sensitiveHeaders)
         self.queryKeys = Self.folded(sensitiveQueryItems)
         self.jsonKeys = Self.folded(sensitiveJSONFields)
+        self.jsonKeyShapes = Self.shapes(of: jsonKeys)
+    }
+
+    /// A key's length and its first and last bytes, ASCII-lowercased, packed in one integer.
+    static func keyShape(count: Int, first: UInt8, last: UInt8) -> Int {
+        func lower(_ byte: UInt8) -> Int {
+            Int(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+        }
+        return count << 16 | lower(first) << 8 | lower(last)
+    }
+
+    private static func shapes(of folded: Set<String>) -> Set<Int> {
+        Set(folded.compactMap { name in
+            let bytes = Array(name.utf8)
+            guard let first = bytes.first, let last = bytes.last else { return nil }
+            return keyShape(count: bytes.count, first: first, last: last)
+        })
     }
 
     private static func folded(_ names: Set<String>) -> Set<String> {
