@@ -32,8 +32,16 @@ struct SweepBenchmark {
         try? FileManager.default.removeItem(at: masterURL)
         figures.append(try await stall(at: stallURL))
         try? FileManager.default.removeItem(at: stallURL)
-        figures += try await SweepSoak(quick: quick, directory: directory).run()
+        figures += try await Self.soaks(quick: quick, directory: directory)
         return figures
+    }
+
+    /// The soaks alone (`--only soak`): at 64 MB and at 8 MB, where a transaction's WAL and the
+    /// free pages weigh far more against the limit.
+    static func soaks(quick: Bool, directory: URL) async throws -> [Figure] {
+        let large = try await SweepSoak(quick: quick, directory: directory).run()
+        let small = try await SweepSoak(quick: quick, directory: directory, sizeLimit: 8_000_000, suffix: "_small").run()
+        return large + small
     }
 
     /// `rows` messages (``BenchRow`` 0 ..< `rows`, as `ingest.*` stores them) from 4 tasks,

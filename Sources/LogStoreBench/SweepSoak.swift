@@ -2,8 +2,9 @@ import Foundation
 import LogStore
 import Synchronization
 
-/// `sweep.bounded_size` and `sweep.final_size`: a new store opened with `[.create, .sweep]` and
-/// `sizeLimit = 64_000_000` (every other setting default but `.waitForSpace`), fed at full speed
+/// `sweep.bounded_size` and `sweep.final_size` (64 MB), `sweep.bounded_size_small` and
+/// `sweep.final_size_small` (8 MB): a new store opened with `[.create, .sweep]` and that
+/// `sizeLimit` (every other setting default but `.waitForSpace`), fed at full speed
 /// by 4 threads for 60 s (`--quick`: 20 s): messages, and network tasks with JSON bodies (one in 8
 /// calls a task with 2 KiB bodies, half of them repeated; one in 64 a task with a distinct body of
 /// 64 or 128 KiB, ``LargeBodies``), all dated now. Its on-disk size
@@ -12,7 +13,9 @@ struct SweepSoak {
     let quick: Bool
     let directory: URL
 
-    static let sizeLimit: Int64 = 64_000_000
+    /// The size limit, and the suffix of the figures' names (`""` or `"_small"`).
+    var sizeLimit: Int64 = 64_000_000
+    var suffix = ""
     static let producers = 4
     static let sampleInterval: Duration = .milliseconds(100)
     var seconds: Int { quick ? 20 : 60 }
@@ -20,7 +23,7 @@ struct SweepSoak {
     func run() async throws -> [Figure] {
         let url = directory.appendingPathComponent("sweep-soak.logstore")
         var configuration = LogStore.Configuration()
-        configuration.sizeLimit = Self.sizeLimit
+        configuration.sizeLimit = sizeLimit
         let store = try await BenchStore.open(at: url, options: [.create, .sweep], configuration: configuration)
         let small = NetworkBodies()
         let large = LargeBodies()
@@ -44,7 +47,7 @@ struct SweepSoak {
             }
             return logged
         }
-        let sampler = SizeSampler.start(store: store, url: url)
+        let sampler = SizeSampler.start(store: store, url: url, limit: sizeLimit)
         try await Task.sleep(for: .seconds(seconds))
         let logged = Logged.sum(await producers.stop())
         let samples = try await sampler.stop()
@@ -66,7 +69,7 @@ struct SweepSoak {
                     + "(\(info.lastWriteError ?? "none"))")
         }
 
-        let limit = Double(Self.sizeLimit)
+        let limit = Double(sizeLimit)
         var sweeps = samples.sweeps
         if let last = info.lastSweep { sweeps.insert(last) }
         let triggers = Dictionary(grouping: sweeps, by: \.trigger).map { "\($0.value.count) \($0.key.rawValue)" }
@@ -76,8 +79,8 @@ struct SweepSoak {
             + "tasks + \(logged.largeTasks) 64/128 KiB tasks "
             + "(\(FigureReport.format(Double(logged.messages) / Double(seconds))) messages/s)"
         let overLimit = samples.firstOverLimitSeconds.map { format("%.1f s", $0) } ?? "never"
-        let sizes = "limit \(mb(Self.sizeLimit)), peak \(mb(samples.peak)) (blobs \(mb(samples.peakBlobs)), WAL "
-            + "\(mb(samples.peakWAL)); largest WAL \(mb(samples.largestWAL))) at \(format("%.1f s", samples.peakSeconds)) "
+        let sizes = "limit \(mb(sizeLimit)), peak \(mb(samples.peak)) (blobs \(mb(samples.peakBlobs)), WAL "
+            + "\(mb(samples.peakWAL)), pages \(samples.peakPages), free \(samples.peakFreePages); largest WAL \(mb(samples.largestWAL))) at \(format("%.1f s", samples.peakSeconds)) "
             + "of \(samples.count) samples, first over the limit at \(overLimit), over it in \(samples.overLimit) "
             + "samples; after flush \(mb(flushedSize)), after the size sweeps it set off "
             + "(\(format("%.1f s", settleSeconds))) and close \(mb(closedSize)); longest time without a "
@@ -88,15 +91,15 @@ struct SweepSoak {
             + "\(info.blobCount) blobs (\(blobFiles) files), database \(mb(info.databaseSize)), "
             + "blobs \(mb(info.blobsSize))"
         print("sweep soak: \(load); \(sizes); \(sweepSummary); at the end \(contents)")
-        let description = "the size limit (64 MB); ours: on-disk size (st_blocks of the database, WAL and blob files) "
+        let description = "the size limit (\(sizeLimit / 1_000_000) MB); ours: on-disk size (st_blocks of the database, WAL and blob files) "
             + "sampled every 100 ms while 4 threads log messages and tasks with 2–128 KiB JSON bodies at full speed "
             + "for \(seconds) s into a store opened with `.sweep`"
         return [
             Figure(
-                name: "sweep.bounded_size", value: Double(samples.peak) / limit, baseline: 1, unit: "× limit",
+                name: "sweep.bounded_size" + suffix, value: Double(samples.peak) / limit, baseline: 1, unit: "× limit",
                 baselineDescription: "peak / " + description, target: "≤ 1.25 (and ends ≤ 1.0)"),
             Figure(
-                name: "sweep.final_size", value: Double(closedSize) / limit, baseline: 1, unit: "× limit",
+                name: "sweep.final_size" + suffix, value: Double(closedSize) / limit, baseline: 1, unit: "× limit",
                 baselineDescription: "size once logging stopped, the size sweeps it set off finished, and `close()` / "
                     + description, target: "≤ 1.0"),
         ]
@@ -110,7 +113,7 @@ struct SweepSoak {
         var lastSweep = try await store.info().lastSweep?.date
         var quietSince = Measure.now()
         while Measure.seconds(since: start) < 20 {
-            if Measure.allocatedBytes(ofStoreAt: url) <= Self.sizeLimit { break }
+            if Measure.allocatedBytes(ofStoreAt: url) <= sizeLimit { break }
             let sweep = try await store.info().lastSweep?.date
             if sweep != lastSweep {
                 lastSweep = sweep
@@ -171,6 +174,8 @@ struct SizeSampler: Sendable {
     /// At the peak: the blob files, and the WAL, of ``peak``.
     var peakBlobs: Int64 = 0
     var peakWAL: Int64 = 0
+    var peakFreePages: Int64 = 0
+    var peakPages: Int64 = 0
     /// The largest the WAL was in any sample.
     var largestWAL: Int64 = 0
     var firstOverLimitSeconds: Double?
@@ -189,7 +194,7 @@ struct SizeSampler: Sendable {
         }
     }
 
-    static func start(store: LogStore, url: URL) -> Running {
+    static func start(store: LogStore, url: URL, limit: Int64) -> Running {
         Running(task: Task {
             var sampler = SizeSampler()
             let clock = ContinuousClock()
@@ -212,8 +217,10 @@ struct SizeSampler: Sendable {
                 if size > sampler.peak {
                     (sampler.peak, sampler.peakSeconds, sampler.peakWAL) = (size, seconds, wal)
                     sampler.peakBlobs = Measure.allocatedBytes(inDirectory: url.path + "/blobs")
+                    sampler.peakFreePages = try await store.read { try $0.scalar("PRAGMA freelist_count")?.integer } ?? -1
+                    sampler.peakPages = try await store.read { try $0.scalar("PRAGMA page_count")?.integer } ?? -1
                 }
-                if size > SweepSoak.sizeLimit {
+                if size > limit {
                     sampler.overLimit += 1
                     if sampler.firstOverLimitSeconds == nil { sampler.firstOverLimitSeconds = seconds }
                 }

@@ -57,6 +57,8 @@ do {
     if groups.contains(.network) { figures += try await NetworkBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.sweep) {
         figures += try await SweepBenchmark(rows: rows, quick: quick, directory: directory).run()
+    } else if groups.contains(.soak) {
+        figures += try await SweepBenchmark.soaks(quick: quick, directory: directory)
     }
     if groups.contains(.failing) { figures += try await FailingBenchmark(quick: quick, directory: directory).run() }
     print(FigureReport.table(figures))
@@ -69,7 +71,8 @@ do {
     exit(1)
 }
 
-/// The parts of the benchmark `--only` can pick, in the order they run.
+/// The parts of the benchmark `--only` can pick, in the order they run. `soak` is the sweep's
+/// soaks alone (`sweep` includes them).
 enum BenchGroup: String, CaseIterable {
-    case ingest, hashing, blobs, network, sweep, failing
+    case ingest, hashing, blobs, network, sweep, soak, failing
 }

@@ -58,7 +58,9 @@ struct BindLimitsTests {
 
     @Test func aRefusedBindFailsTheCommitNamingTheParameter() async throws {
         var configuration = LogStore.Configuration()
-        configuration.saveInterval = .seconds(600)
+        // Retries back off from the save interval: short, so the event is set aside in about a
+        // second.
+        configuration.saveInterval = .milliseconds(50)
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "bind", level: .info, message: "before")
             try await store.flush()

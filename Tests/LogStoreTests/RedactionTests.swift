@@ -162,7 +162,7 @@ struct RedactionTests {
         #expect(redaction.redactBody(plain, contentType: form) == plain)
         let secretForm = json("password=\(secret)")
         #expect(redaction.redactBody(secretForm, contentType: "text/plain") == secretForm)
-        #expect(Redaction().redactBody(secretForm, contentType: form) == secretForm)
+        #expect(Redaction.disabled.redactBody(secretForm, contentType: form) == secretForm)
     }
 
     @Test func escapedKeysAndAnyValueTypeAreHidden() {
@@ -210,11 +210,54 @@ struct RedactionTests {
 
     @Test func bodiesAreLeftAloneWithoutConfiguredFields() {
         let body = json(#"{"password": "\#(secret)"}"#)
-        #expect(Redaction().redactBody(body, contentType: "application/json") == body)
+        #expect(Redaction(sensitiveJSONFields: []).redactBody(body, contentType: "application/json") == body)
+        #expect(Redaction.disabled.redactBody(body, contentType: "application/json") == body)
     }
 
     @Test func redactionValuesCompareByTheirSets() {
-        #expect(Redaction() == Redaction(sensitiveHeaders: ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]))
+        #expect(Redaction() == Redaction(
+            sensitiveHeaders: ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"],
+            sensitiveQueryItems: Redaction.defaultSensitiveQueryItems,
+            sensitiveJSONFields: Redaction.defaultSensitiveJSONFields))
         #expect(Redaction() != Redaction(sensitiveQueryItems: ["token"]))
+    }
+
+    // MARK: Defaults
+
+    @Test(arguments: ["password", "PASSWD", "Secret", "token", "access_token", "refresh_token", "id_token", "api_key",
+                      "apikey", "client_secret", "private_key"])
+    func theDefaultsHideTheUsualJSONFieldsInAnyCase(name: String) {
+        let body = json(#"{"user": "ann", "\#(name)": "\#(secret)"}"#)
+        let redacted = Redaction().redactBody(body, contentType: "application/json")
+        #expect(redacted == json(#"{"user": "ann", "\#(name)": "<private>"}"#))
+        let form = Redaction().redactBody(json("user=ann&\(name)=\(secret)"), contentType: self.form)
+        #expect(!contains(form, secret))
+    }
+
+    @Test(arguments: ["token", "ACCESS_TOKEN", "api_key", "apikey", "password", "signature", "sig", "X-Amz-Signature"])
+    func theDefaultsHideTheUsualQueryItemsInAnyCase(name: String) throws {
+        let url = try #require(URL(string: "https://example.com/a?page=2&\(name)=\(secret)"))
+        #expect(Redaction().redact(url).absoluteString == "https://example.com/a?page=2&\(name)=%3Cprivate%3E")
+    }
+
+    @Test func theListsCanBeExtendedOrCleared() {
+        var redaction = Redaction()
+        redaction.sensitiveJSONFields.insert("PIN")
+        redaction.sensitiveQueryItems = []
+        let body = json(#"{"pin": "\#(secret)", "password": "\#(secret)"}"#)
+        #expect(redaction.redactBody(body, contentType: nil) == json(#"{"pin": "<private>", "password": "<private>"}"#))
+        #expect(redaction.redactBody(json("sig=\(secret)"), contentType: form) == json("sig=\(secret)"))
+    }
+
+    @Test func passwordsOfURLsQuotedInTextAreHidden() {
+        let text = "Could not connect to https://ann:\(secret)@example.com:8443/x?y=1 (and ftp://h/ p:q@x)"
+        #expect(Redaction.hidingURLPasswords(in: text)
+            == "Could not connect to https://ann:%3Cprivate%3E@example.com:8443/x?y=1 (and ftp://h/ p:q@x)")
+        #expect(Redaction.hidingURLPasswords(in: "https://user@example.com/") == "https://user@example.com/")
+        let error = Redaction().redact(NetworkError(code: 1, domain: "d", description: "\(text) token=x"))
+        #expect(error.description
+            == "Could not connect to https://ann:%3Cprivate%3E@example.com:8443/x?y=1 (and ftp://h/ p:q@x) token=x")
+        let quoted = Redaction().redactURLs(in: "see <https://h.example/?sig=\(secret)&a=1>.")
+        #expect(quoted == "see <https://h.example/?sig=%3Cprivate%3E&a=1>.")
     }
 }

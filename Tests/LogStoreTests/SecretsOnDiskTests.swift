@@ -2,14 +2,23 @@ import Foundation
 import LogStore
 import Testing
 
-/// Secrets never reach the disk or the event stream, whichever path logs them.
+/// Secrets never reach the disk or the event stream, whichever path logs them, with the default
+/// configuration as a new user gets it.
 @Suite("Secrets on disk")
 struct SecretsOnDiskTests {
-    static let secrets = ["Bearer s3cr3t-t0ken-AAAA", "qs-t0k3n-BBBB", "hunter2-pa55w0rd-CCCC", "c00kie-DDDD"]
+    static let secrets = [
+        "Bearer s3cr3t-t0ken-AAAA", "qs-t0k3n-BBBB", "hunter2-pa55w0rd-CCCC", "c00kie-DDDD", "us3r-1nf0-EEEE",
+        "r3fr3sh-FFFF", "p1n-GGGG",
+    ]
+
+    /// A URL with a password in its user info and a token in its query.
+    static func url(_ index: Int) -> URL {
+        URL(string: "https://ann:\(secrets[4])@api.example.com/v1/login?token=\(secrets[1])&page=\(index)")!
+    }
 
     static func request(_ index: Int) -> NetworkRequest {
-        let url = URL(string: "https://api.example.com/v1/login?token=\(secrets[1])&page=\(index)")!
-        let body = #"{"user":"ann","credentials":{"password":"\#(secrets[2])"},"tags":[{"password":"\#(secrets[2])"}]}"#
+        let url = url(index)
+        let body = #"{"user":"ann","credentials":{"Password":"\#(secrets[2])"},"tags":[{"refresh_token":"\#(secrets[5])"}],"pin":"\#(secrets[6])"}"#
         return NetworkRequest(
             url: url, method: "POST",
             headers: ["authorization": secrets[0], "Cookie": "session=\(secrets[3])", "Content-Type": "application/json"],
@@ -36,9 +45,23 @@ struct SecretsOnDiskTests {
         return Data((body + "\"end\"]}").utf8)
     }
 
+    /// A failure whose description names the URL, password included, as URLSession's do.
+    static func failure() -> any Error {
+        NSError(domain: NSURLErrorDomain, code: -1004, userInfo: [
+            NSLocalizedDescriptionKey: "Could not connect to \(url(3).absoluteString)",
+            NSURLErrorFailingURLErrorKey: url(3),
+        ])
+    }
+
+    /// Metrics whose transaction carries the URL (a redirect's, say).
+    static func metrics() -> NetworkMetrics {
+        NetworkMetrics(transactions: [NetworkTransactionMetrics(request: request(4), response: response(4))])
+    }
+
+    /// The defaults, extended by one field the way the README shows (`pin` is not a default).
     @Test func noSecretOnAnyPath() async throws {
         var configuration = LogStore.Configuration()
-        configuration.redaction = Redaction(sensitiveQueryItems: ["token"], sensitiveJSONFields: ["password"])
+        configuration.redaction.sensitiveJSONFields.insert("pin")
         try await withTemporaryStoreURL { url in
             var published: [Data] = []
             try await withStore(at: url, configuration: configuration) { store in
@@ -50,9 +73,11 @@ struct SecretsOnDiskTests {
                 logger.logDataReceived(taskID: id, data: Self.responseBody())
                 logger.logTaskCompleted(taskID: id, response: Self.response(1), error: nil)
                 store.storeRequest(Self.formRequest(), response: Self.response(2), error: nil, data: nil)
+                store.storeRequest(
+                    Self.request(3), response: nil, error: Self.failure(), data: nil, metrics: Self.metrics())
                 try await store.flush()
 
-                for event in try await collect(events, upTo: 4) {
+                for event in try await collect(events, upTo: 5) {
                     // Headers and URLs as JSON text; bodies as their raw bytes (JSON would
                     // base64 them, hiding a secret from the scan).
                     published.append(try JSONEncoder().encode(event))
@@ -71,7 +96,7 @@ struct SecretsOnDiskTests {
                     Self.expectNoSecret(in: body, "blob \(key)")
                 }
                 let tasks = try await store.tasks(TaskQuery()).tasks
-                #expect(tasks.count == 3)
+                #expect(tasks.count == 4)
                 let details = try #require(try await store.task(id: id))
                 #expect(details.request?.value(forHTTPHeaderField: "Authorization") == "<private>")
             }

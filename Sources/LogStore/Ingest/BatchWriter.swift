@@ -74,12 +74,12 @@ final class BatchWriter {
 
     /// The most bytes (estimated, before compression) one transaction writes: with bodies, 10k
     /// events could write hundreds of megabytes, all of it in the WAL until the commit, and the
-    /// WAL counts against the store's size limit. A sixteenth of the size limit, 1–32 MiB: small
+    /// WAL counts against the store's size limit. A sixteenth of the size limit, 256 KiB–32 MiB: small
     /// transactions cost throughput (each rewrites the index pages it touches).
     let transactionByteLimit: Int
 
     static func transactionByteLimit(sizeLimit: Int64) -> Int {
-        Int(min(max(sizeLimit / 16, 1 << 20), 32 << 20))
+        Int(min(max(sizeLimit / 16, 256 << 10), 32 << 20))
     }
 
     /// Where the transaction that starts at `start` ends: at ``eventsPerTransaction`` events or

@@ -387,6 +387,9 @@ final class StoreWriter: Sendable {
                     return .failed
                 }
                 longestCommit = max(longestCommit, ContinuousClock.now - commitStart)
+                // After every transaction, not once a round: a round under load holds many, and a
+                // small store fills its limit within one.
+                checkSize(writer)
                 start = end
                 // A round can hold many transactions: unordered jobs (the sweep's steps) take
                 // their turns between them, not only after the whole round.
@@ -404,7 +407,6 @@ final class StoreWriter: Sendable {
             }
             buffer.recycle(&events)
             reportCommit(upTo: lastTicket)
-            checkSize(writer)
             return .wrote
         }
     }
@@ -431,7 +433,7 @@ final class StoreWriter: Sendable {
             guard watch?.isDue(now: .now) == true else { return nil }
             return watch
         }
-        guard let watch, let size = try? SizeWatch.storeSize(writer) else { return }
+        guard let watch, let size = try? watch.storeSize(writer) else { return }
         isOverLimit.store(size > watch.limit, ordering: .relaxed)
         if size > watch.limit { watch.onOverLimit() }
     }

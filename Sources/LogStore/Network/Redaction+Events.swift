@@ -18,6 +18,7 @@ extension Redaction {
                 redactBody($0, contentType: completed.response?.contentType)
             }
             completed.metrics = completed.metrics.map { redact($0) }
+            completed.error = completed.error.map { redact($0) }
             return .networkTaskCompleted(completed)
         }
     }

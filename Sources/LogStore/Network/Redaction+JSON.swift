@@ -21,7 +21,8 @@ extension Redaction {
             guard Self.looksLikeJSON(data) else { return data }
         }
         let ranges: [Range<Int>]? = data.withUnsafeBytes { buffer in
-            var scanner = JSONRedactionScanner(bytes: buffer, isSensitive: isSensitiveJSONField)
+            var scanner = JSONRedactionScanner(
+                bytes: buffer, isSensitive: isSensitiveJSONField, asciiKeyShapes: jsonKeyShapes)
             return scanner.sensitiveValueRanges()
         }
         guard let ranges, !ranges.isEmpty else { return data }
@@ -66,11 +67,15 @@ extension Redaction {
 struct JSONRedactionScanner {
     private let bytes: UnsafeRawBufferPointer
     private let isSensitive: (String) -> Bool
+    /// ``Redaction/keyShape(count:first:last:)`` of every sensitive name: an ASCII key of
+    /// another shape is not sensitive, and is not made into a string (most keys, in most bodies).
+    private let asciiKeyShapes: Set<Int>
     private var index = 0
 
-    init(bytes: UnsafeRawBufferPointer, isSensitive: @escaping (String) -> Bool) {
+    init(bytes: UnsafeRawBufferPointer, isSensitive: @escaping (String) -> Bool, asciiKeyShapes: Set<Int>) {
         self.bytes = bytes
         self.isSensitive = isSensitive
+        self.asciiKeyShapes = asciiKeyShapes
     }
 
     private enum Expectation { case value, key, afterValue }
@@ -230,6 +235,7 @@ struct JSONRedactionScanner {
         index += 1 // the opening quote
         let contentStart = index
         var decoded: [UInt8]? = nil // only allocated once an escape is met in a decoded string
+        var isASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
@@ -237,6 +243,13 @@ struct JSONRedactionScanner {
                 defer { index += 1 }
                 guard decoding else { return "" }
                 if let decoded { return String(decoding: decoded, as: UTF8.self) }
+                // Lowercasing ASCII keeps its length and bytes: the shape decides without a string.
+                if isASCII, index > contentStart,
+                    !asciiKeyShapes.contains(
+                        Redaction.keyShape(count: index - contentStart, first: bytes[contentStart], last: bytes[index - 1]))
+                {
+                    return ""
+                }
                 return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
             case UInt8(ascii: "\\"):
                 if decoding, decoded == nil { decoded = Array(bytes[contentStart..<index]) }
@@ -262,6 +275,7 @@ struct JSONRedactionScanner {
                 return nil // control characters must be escaped
             default:
                 if decoding { decoded?.append(byte) }
+                if byte >= 0x80 { isASCII = false }
                 index += 1
             }
         }

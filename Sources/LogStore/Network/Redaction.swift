@@ -7,10 +7,15 @@ import Foundation
 /// The store applies it on every path that records a request — `storeRequest`, the network
 /// logger, metrics — so a secret never reaches the database or a blob.
 ///
+/// The defaults hide the usual credentials (``defaultSensitiveHeaders``,
+/// ``defaultSensitiveQueryItems``, ``defaultSensitiveJSONFields``), and the password of a URL's
+/// user info (`https://user:secret@host/`) is always hidden, wherever a URL is stored. Extend
+/// the lists, or clear them:
+///
 /// ```swift
-/// var redaction = Redaction()                      // Authorization, Cookie, … hidden
-/// redaction.sensitiveQueryItems = ["token", "api_key"]
-/// redaction.sensitiveJSONFields = ["password", "refresh_token"]
+/// var redaction = Redaction()                      // the defaults
+/// redaction.sensitiveJSONFields.insert("pin")      // … and one more field
+/// redaction.sensitiveQueryItems = []               // no query item hidden
 /// ```
 ///
 /// All names are matched case-insensitively.
@@ -25,9 +30,25 @@ public struct Redaction: Sendable, Hashable {
         "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
     ]
 
-    /// Nothing hidden at all. (Not named `none`, which would read as `Optional.none` where a
-    /// `Redaction?` is expected.)
-    public static let disabled = Redaction(sensitiveHeaders: [])
+    /// The query items hidden by default: access tokens, API keys, passwords and the signatures
+    /// of signed URLs (`token`, `access_token`, `api_key`, `apikey`, `password`, `signature`,
+    /// `sig`, `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`).
+    public static let defaultSensitiveQueryItems: Set<String> = [
+        "token", "access_token", "api_key", "apikey", "password", "signature", "sig",
+        "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token",
+    ]
+
+    /// The JSON (and form) fields hidden by default: passwords, secrets, tokens and keys
+    /// (`password`, `passwd`, `secret`, `token`, `access_token`, `refresh_token`, `id_token`,
+    /// `api_key`, `apikey`, `client_secret`, `private_key`).
+    public static let defaultSensitiveJSONFields: Set<String> = [
+        "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token",
+        "api_key", "apikey", "client_secret", "private_key",
+    ]
+
+    /// No header, query item or field hidden (a URL's user-info password still is). (Not named
+    /// `none`, which would read as `Optional.none` where a `Redaction?` is expected.)
+    public static let disabled = Redaction(sensitiveHeaders: [], sensitiveQueryItems: [], sensitiveJSONFields: [])
 
     /// Header names whose values are hidden, in requests, responses and metrics, matched
     /// case-insensitively. Default: ``defaultSensitiveHeaders``.
@@ -36,14 +57,16 @@ public struct Redaction: Sendable, Hashable {
     }
 
     /// Query item names whose values are hidden in every recorded URL, and in form bodies
-    /// (`application/x-www-form-urlencoded`), matched case-insensitively. Default: none.
+    /// (`application/x-www-form-urlencoded`), matched case-insensitively. Default:
+    /// ``defaultSensitiveQueryItems``.
     public var sensitiveQueryItems: Set<String> {
         didSet { queryKeys = Self.folded(sensitiveQueryItems) }
     }
 
     /// JSON object keys whose values (of any type, objects and arrays included) are hidden in
     /// request and response bodies, at any depth, matched case-insensitively; form bodies
-    /// (`application/x-www-form-urlencoded`) hide fields of these names too. Default: none.
+    /// (`application/x-www-form-urlencoded`) hide fields of these names too. Default:
+    /// ``defaultSensitiveJSONFields``.
     ///
     /// Only JSON bodies are rewritten: a `Content-Type` of `application/json`, `text/json` or any
     /// `+json` type, or, when there is no content type, a body whose first non-blank character is
@@ -52,24 +75,29 @@ public struct Redaction: Sendable, Hashable {
     /// stored unchanged. Nesting depth is not limited: the scanner keeps its own stack, so a
     /// hostile body cannot exhaust the thread's stack.
     public var sensitiveJSONFields: Set<String> {
-        didSet { jsonKeys = Self.folded(sensitiveJSONFields) }
+        didSet {
+            jsonKeys = Self.folded(sensitiveJSONFields)
+            jsonKeyShapes = Self.shapes(of: jsonKeys)
+        }
     }
 
     // Lowercased copies of the sets above, so a lookup costs one hash and no re-folding.
     private var headerKeys: Set<String>
     private var queryKeys: Set<String>
     private var jsonKeys: Set<String>
+    /// ``keyShape(count:first:last:)`` of each of `jsonKeys`, for the scanner's cheap first test.
+    private(set) var jsonKeyShapes: Set<Int>
 
     /// Creates a redaction policy.
     ///
     /// - Parameters:
     ///   - sensitiveHeaders: Header names to hide. Default ``defaultSensitiveHeaders``.
-    ///   - sensitiveQueryItems: Query item names to hide. Default none.
-    ///   - sensitiveJSONFields: JSON keys to hide at any depth. Default none.
+    ///   - sensitiveQueryItems: Query item names to hide. Default ``defaultSensitiveQueryItems``.
+    ///   - sensitiveJSONFields: JSON keys to hide at any depth. Default ``defaultSensitiveJSONFields``.
     public init(
         sensitiveHeaders: Set<String> = Redaction.defaultSensitiveHeaders,
-        sensitiveQueryItems: Set<String> = [],
-        sensitiveJSONFields: Set<String> = []
+        sensitiveQueryItems: Set<String> = Redaction.defaultSensitiveQueryItems,
+        sensitiveJSONFields: Set<String> = Redaction.defaultSensitiveJSONFields
     ) {
         self.sensitiveHeaders = sensitiveHeaders
         self.sensitiveQueryItems = sensitiveQueryItems
@@ -77,6 +105,23 @@ public struct Redaction: Sendable, Hashable {
         self.headerKeys = Self.folded(sensitiveHeaders)
         self.queryKeys = Self.folded(sensitiveQueryItems)
         self.jsonKeys = Self.folded(sensitiveJSONFields)
+        self.jsonKeyShapes = Self.shapes(of: jsonKeys)
+    }
+
+    /// A key's length and its first and last bytes, ASCII-lowercased, packed in one integer.
+    static func keyShape(count: Int, first: UInt8, last: UInt8) -> Int {
+        func lower(_ byte: UInt8) -> Int {
+            Int(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+        }
+        return count << 16 | lower(first) << 8 | lower(last)
+    }
+
+    private static func shapes(of folded: Set<String>) -> Set<Int> {
+        Set(folded.compactMap { name in
+            let bytes = Array(name.utf8)
+            guard let first = bytes.first, let last = bytes.last else { return nil }
+            return keyShape(count: bytes.count, first: first, last: last)
+        })
     }
 
     private static func folded(_ names: Set<String>) -> Set<String> {
@@ -180,8 +225,9 @@ extension Redaction {
     }
 
     private static func droppingQuery(of url: URL) -> URL {
-        let string = url.absoluteString
-        guard let cut = string.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
-        return URL(string: String(string[..<cut])) ?? url
+        let string = hidingURLPasswords(in: url.absoluteString)
+        let cut = string.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? string.endIndex
+        // A URL that cannot be rebuilt is not kept at all: it could hold the password.
+        return URL(string: String(string[..<cut])) ?? URL(string: "about:blank") ?? url
     }
 }

@@ -80,8 +80,9 @@ extension LogStore {
         /// What is replaced by `<private>` in every network event, on every path
         /// (``LogStore/storeRequest(_:response:error:data:metrics:label:taskDescription:taskType:createdAt:)``,
         /// ``NetworkLogger``), before bodies are hashed, stored or published, and before
-        /// ``willHandleEvent`` sees the event. Default: the `Authorization`, `Proxy-Authorization`,
-        /// `Cookie` and `Set-Cookie` headers.
+        /// ``willHandleEvent`` sees the event. Default: `Redaction()`, the usual credentials
+        /// (``Redaction/defaultSensitiveHeaders``, ``Redaction/defaultSensitiveQueryItems``,
+        /// ``Redaction/defaultSensitiveJSONFields``) and every URL's user-info password.
         public var redaction = Redaction()
 
         /// Called for every event before it is stored or published on ``LogStore/events``, in

@@ -1,57 +1,31 @@
 public import Foundation
 
 extension LogStore {
-    /// Deletes every message and every earlier session; the current session stays (it keeps
-    /// logging). Freed pages go back to the file system.
+    /// Deletes every message and task logged before the call and every earlier session; the
+    /// current session stays (it keeps logging). Freed pages go back to the file system.
     ///
-    /// Another process logging into the same store keeps working: its writer restores its own
-    /// session row with its next batch, and label names are kept (they are shared and tiny).
+    /// The deletion runs in the sweep's bounded steps: logging goes on meanwhile (what is logged
+    /// during the removal stays), and the WAL stays at a transaction's size, however large the
+    /// store. Another process logging into the same store keeps working: its writer restores its
+    /// own session row with its next batch, and label names are kept (they are shared and tiny).
     ///
     /// - Throws: ``LogStoreError/readonly`` for a read-only store; ``LogStoreError/closed`` after ``close()``.
     public func removeAll() async throws {
         try checkWritable()
-        try await core.write { writer in
-            try writer.transaction {
-                try writer.deleteTasks(where: "1")
-                try writer.connection.execute("DELETE FROM messages")
-                try writer.connection.execute("DELETE FROM message_blocks")
-                try writer.connection.execute("DELETE FROM message_counts")
-                try writer.connection.run("DELETE FROM threads WHERE session_id <> ?", [.integer(writer.sessionRowID)])
-                try writer.connection.run("DELETE FROM sessions WHERE id <> ?", [.integer(writer.sessionRowID)])
-            }
-            writer.resetCaches()
-            try writer.connection.execute("PRAGMA incremental_vacuum")
-        }
+        guard let sweeper else { throw LogStoreError.readonly }
+        try await sweeper.removeAll()
     }
 
-    /// Deletes the given sessions and their messages. The current session's messages can be
-    /// deleted too, but its row stays while it is logging.
+    /// Deletes the given sessions and their messages and tasks, in the sweep's bounded steps
+    /// (see ``removeAll()``). The current session's messages can be deleted too, but its row
+    /// stays while it is logging.
     ///
     /// - Throws: ``LogStoreError/readonly`` for a read-only store; ``LogStoreError/closed`` after ``close()``.
     public func removeSessions(_ ids: Set<UUID>) async throws {
         try checkWritable()
         guard !ids.isEmpty else { return }
-        let uuids = ids.map(\.uuidString)
-        try await core.write { writer in
-            let connection = writer.connection
-            try writer.transaction {
-                let placeholders = Array(repeating: "?", count: uuids.count).joined(separator: ",")
-                let rows = try connection.integers(
-                    "SELECT id FROM sessions WHERE uuid IN (\(placeholders))", uuids.map(DatabaseValue.text))
-                for row in rows {
-                    try writer.deleteTasks(where: "session_id = ?", [.integer(row)])
-                    try connection.run("DELETE FROM messages WHERE session_id = ?", [.integer(row)])
-                    try connection.run("DELETE FROM message_blocks WHERE session_id = ?", [.integer(row)])
-                    try connection.run("DELETE FROM message_counts WHERE session_id = ?", [.integer(row)])
-                    if row != writer.sessionRowID {
-                        try connection.run("DELETE FROM threads WHERE session_id = ?", [.integer(row)])
-                        try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(row)])
-                    }
-                }
-            }
-            writer.resetCaches()
-            try connection.execute("PRAGMA incremental_vacuum")
-        }
+        guard let sweeper else { throw LogStoreError.readonly }
+        try await sweeper.removeSessions(uuids: ids.map(\.uuidString))
     }
 
     /// Every session in the store, oldest first, each with what changed on the host since the

@@ -45,8 +45,8 @@ enum StoreOpener {
         let connection = try openWriter(directory: directory, options: options)
         if !options.contains(.unsafe) && !options.contains(.inMemory) {
             // After a checkpoint the WAL is cut back to this size, or it would keep the size of
-            // the largest transaction ever written: a sixteenth of the size limit, 1–64 MiB.
-            let walLimit = min(max(configuration.sizeLimit / 16, 1 << 20), 64 << 20)
+            // the largest transaction ever written: a sixteenth of the size limit, 256 KiB–64 MiB.
+            let walLimit = min(max(configuration.sizeLimit / 16, 256 << 10), 64 << 20)
             try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
             // Checkpoint once the WAL holds half that (SQLite's default, 1,000 pages, is 4 MB:
             // 6 % of a 64 MB limit, before the transaction that crosses it).

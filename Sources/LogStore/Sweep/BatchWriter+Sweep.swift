@@ -23,12 +23,13 @@ extension BatchWriter {
     }
 
     /// Deletes up to `limit` messages with ids from `firstID` through `lastID`, only those
-    /// created before `cutoff` when one is given, with the tasks their technical messages
-    /// describe.
+    /// created before `cutoff` when one is given and only those of the session with row id
+    /// `sessionID` when one is given, with the tasks their technical messages describe.
     ///
     /// - Returns: what it removed, and the id to continue from (nil when the range is done).
     func deleteMessages(
-        from firstID: Int64, through lastID: Int64, before cutoff: Date?, limit: Int
+        from firstID: Int64, through lastID: Int64, before cutoff: Date?, inSession sessionID: Int64? = nil,
+        limit: Int
     ) throws -> (removed: Removed, next: Int64?) {
         try transaction {
             var condition = "id BETWEEN ? AND ?"
@@ -36,6 +37,10 @@ extension BatchWriter {
             if let cutoff {
                 condition += " AND created_at < ?"
                 arguments.append(.real(cutoff.timeIntervalSince1970))
+            }
+            if let sessionID {
+                condition += " AND session_id = ?"
+                arguments.append(.integer(sessionID))
             }
             // The chunk ends at the limit-th matching row: a rowid walk, no sorting.
             let chunkEnd = try connection.integer(
@@ -155,13 +160,41 @@ extension BatchWriter {
                     AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = sessions.id)
                 LIMIT ?
                 """, [.integer(sessionRowID), .real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
-            for session in empty {
-                for table in ["message_blocks", "threads"] {
-                    try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
-                }
-                try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
-            }
+            try deleteSessionRows(empty)
             return empty.count
+        }
+    }
+
+    /// Deletes up to `limit` tasks with row ids up to `lastID` (only the session's with row id
+    /// `sessionID` when one is given), oldest first, with their technical messages.
+    ///
+    /// - Returns: what it removed; fewer than `limit` tasks once none is left.
+    func deleteTasks(upTo lastID: Int64, inSession sessionID: Int64?, limit: Int) throws -> Removed {
+        try transaction {
+            var sql = "SELECT id FROM tasks WHERE id <= ?"
+            var arguments: [DatabaseValue] = [.integer(lastID)]
+            if let sessionID {
+                sql += " AND session_id = ?"
+                arguments.append(.integer(sessionID))
+            }
+            let ids = try connection.integers(sql + " ORDER BY id LIMIT ?", arguments + [.integer(Int64(limit))])
+            return try deleteTasks(rowIDs: ids, withTheirMessages: true)
+        }
+    }
+
+    /// Deletes the rows of sessions whose messages and tasks are gone, with their blocks and
+    /// thread names; this writer's own session row stays (it keeps logging). A process still
+    /// logging into a deleted session puts its row back with its next batch.
+    func deleteSessions(rowIDs: some Collection<Int64>) throws {
+        try transaction { try deleteSessionRows(rowIDs.filter { $0 != sessionRowID }) }
+    }
+
+    private func deleteSessionRows(_ rowIDs: some Sequence<Int64>) throws {
+        for session in rowIDs {
+            for table in ["message_blocks", "threads"] {
+                try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
+            }
+            try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
         }
     }
 

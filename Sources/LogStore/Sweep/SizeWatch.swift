@@ -8,21 +8,26 @@ struct SizeWatch: Sendable {
     let onOverLimit: @Sendable () -> Void
     var lastCheck: ContinuousClock.Instant?
 
-    /// At most this often: each check runs three pragmas and reads one row.
-    static let interval: Duration = .milliseconds(250)
+    /// At most every 250 ms (each check runs three pragmas and reads one row), sooner for limits
+    /// under 64 MB, down to 25 ms: logging at full speed fills a few megabytes a second, a
+    /// large share of a small limit in 250 ms.
+    var interval: Duration {
+        .milliseconds(250) * min(max(Double(limit) / 64_000_000, 0.1), 1)
+    }
 
     /// Whether it is time to check again; notes the check.
     mutating func isDue(now: ContinuousClock.Instant) -> Bool {
-        if let lastCheck, now - lastCheck < Self.interval { return false }
+        if let lastCheck, now - lastCheck < interval { return false }
         lastCheck = now
         return true
     }
 
-    /// The store's size as the size sweep judges it (``Sweeper/usedBytes(_:)``: the pages in use
-    /// and the blob files), read on the writer's connection. Free pages and the WAL are left
-    /// out: trimming would not shrink them (the sweep's vacuum and checkpoint do), and counting
-    /// them here would start sweeps that find nothing to trim.
-    static func storeSize(_ writer: BatchWriter) throws -> Int64 {
-        try Sweeper.usedBytes(writer.connection)
+    /// The store's size as the size sweep judges it (``Sweeper/judgedBytes(_:sizeLimit:)``: the
+    /// pages in use and the blob files, and for a small limit the free pages and the WAL), read
+    /// on the writer's connection.
+    func storeSize(_ writer: BatchWriter) throws -> Int64 {
+        // `limit` is the threshold, the size limit's fixed share.
+        let sizeLimit = Int64((Double(limit) / LogStore.Configuration.sizeSweepThresholdRatio).rounded())
+        return try Sweeper.judgedBytes(writer.connection, sizeLimit: sizeLimit)
     }
 }

@@ -57,7 +57,7 @@ extension Sweeper {
             switch trigger {
             case .size:
                 // The sweep that just ran may have brought it back under the limit.
-                guard try await core.read({ try Self.usedBytes($0) }) > configuration.sizeSweepThreshold else { return }
+                guard try await judgedBytes() > configuration.sizeSweepThreshold else { return }
             case .schedule:
                 guard timeUntilDue(now: configuration.timeSource.now()) <= 0 else { return }
             case .manual:

@@ -26,6 +26,10 @@ final class Sweeper: Sendable {
     static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
     /// Deleting a session checks every task for it (no index on `tasks.session_id`): few per step.
     static let sessionsPerStep = StepSize(rows: 1, range: 1...16)
+    /// The most rounds of trimming for size in one sweep (see ``run(_:)``).
+    static let sizeRounds = 8
+    /// Session rows already emptied (``removeSessions``): their blocks and thread names only.
+    static let sessionRowsPerStep = StepSize(rows: 64, range: 1...4_096)
     /// Blob files and temporary files younger than this may belong to a write in progress in
     /// another process; the sweep leaves them (the open of a sole writer removes them all).
     static let orphanAge: TimeInterval = 600
@@ -57,6 +61,12 @@ final class Sweeper: Sendable {
         }
     }
 
+    /// The size the size sweep judges, read on a reader (``judgedBytes(_:sizeLimit:)``).
+    func judgedBytes() async throws -> Int64 {
+        let limit = configuration.sizeLimit
+        return try await core.read { try Self.judgedBytes($0, sizeLimit: limit) }
+    }
+
     /// Bytes on disk now: the database, its WAL and the blob files.
     func diskUsage() async throws -> Int64 {
         if core.isInMemory {
@@ -75,9 +85,18 @@ final class Sweeper: Sendable {
 
         let cutoff = report.date.addingTimeInterval(-configuration.maxAge.seconds)
         removed += try await removeOlder(than: cutoff)
-        removed += try await trimBlobsToTheirShare()
-        let trimmed = try await trimMessagesToTheSizeLimit()
-        removed += trimmed
+        // A round trims what the store held when it started; logging at full speed into a small
+        // store can refill it meanwhile, so a size sweep repeats rounds while the store is still
+        // past the threshold, judged once the round's free pages and WAL are given back (a small
+        // store counts them). Other sweeps trim once, as planned.
+        for _ in 0..<(trigger == .size ? Self.sizeRounds : 1) {
+            removed += try await trimBlobsToTheirShare()
+            let trimmed = try await trimMessagesToTheSizeLimit()
+            removed += trimmed
+            guard trigger == .size, trimmed.rows > 0 else { break }
+            try await giveFreePagesBack(truncatingTheWAL: true)
+            guard try await judgedBytes() > configuration.sizeSweepThreshold else { break }
+        }
         // A size sweep runs under heavy logging and must be quick: the directory scan (a lookup
         // per file, in one step) and the cleanup of old sessions wait for the scheduled and
         // manual sweeps (and, for files, the next open).
@@ -114,22 +133,7 @@ final class Sweeper: Sendable {
     private func removeOlder(than cutoff: Date) async throws -> BatchWriter.Removed {
         let time = cutoff.timeIntervalSince1970
         let ranges = try await core.read { connection in
-            let statement = try connection.prepare(
-                "SELECT first_id, last_id FROM message_blocks WHERE min_created_at < ? ORDER BY first_id")
-            try statement.bind([.real(time)])
-            var ranges: [ClosedRange<Int64>] = []
-            while try statement.step() {
-                let first = statement.int64(at: 0)
-                let last = statement.int64(at: 1)
-                guard first <= last else { continue }
-                // Overlapping or adjacent ranges become one, so steps stay full.
-                if let previous = ranges.last, first <= previous.upperBound + 1 {
-                    ranges[ranges.count - 1] = previous.lowerBound...max(previous.upperBound, last)
-                } else {
-                    ranges.append(first...last)
-                }
-            }
-            return ranges
+            try Self.messageRanges(connection, ofBlocksWhere: "min_created_at < ?", [.real(time)])
         }
         var removed = BatchWriter.Removed()
         for range in ranges {
@@ -141,16 +145,39 @@ final class Sweeper: Sendable {
         return removed
     }
 
-    private func deleteMessages(from first: Int64, through last: Int64, before cutoff: Date?) async throws
-        -> BatchWriter.Removed
-    {
+    /// The id ranges of the message blocks matching `condition` (SQL on `message_blocks`),
+    /// overlapping or adjacent ones merged so steps stay full.
+    static func messageRanges(
+        _ connection: Connection, ofBlocksWhere condition: String, _ arguments: [DatabaseValue]
+    ) throws -> [ClosedRange<Int64>] {
+        let statement = try connection.prepare(
+            "SELECT first_id, last_id FROM message_blocks WHERE \(condition) ORDER BY first_id")
+        try statement.bind(arguments)
+        var ranges: [ClosedRange<Int64>] = []
+        while try statement.step() {
+            let first = statement.int64(at: 0)
+            let last = statement.int64(at: 1)
+            guard first <= last else { continue }
+            if let previous = ranges.last, first <= previous.upperBound + 1 {
+                ranges[ranges.count - 1] = previous.lowerBound...max(previous.upperBound, last)
+            } else {
+                ranges.append(first...last)
+            }
+        }
+        return ranges
+    }
+
+    func deleteMessages(
+        from first: Int64, through last: Int64, before cutoff: Date?, inSession sessionID: Int64? = nil
+    ) async throws -> BatchWriter.Removed {
         struct Progress: Sendable {
             var next: Int64?
             var removed = BatchWriter.Removed()
         }
         return try await repeatSteps(Progress(next: first), size: Self.messagesPerStep) { writer, progress, limit in
             guard let from = progress.next else { return (true, 0) }
-            let step = try writer.deleteMessages(from: from, through: last, before: cutoff, limit: limit)
+            let step = try writer.deleteMessages(
+                from: from, through: last, before: cutoff, inSession: sessionID, limit: limit)
             progress.removed += step.removed
             progress.next = step.next
             return (step.next == nil, step.removed.rows)
@@ -189,10 +216,9 @@ final class Sweeper: Sendable {
     /// would leave the store over the limit (logging outran the sweeps): then as many as should
     /// bring it to `trimRatio` of the limit.
     private func trimMessagesToTheSizeLimit() async throws -> BatchWriter.Removed {
-        // Pages in use and blob files: free pages are reused before the file grows (and go back
-        // at the end of the sweep), and a WAL a reader holds would not shrink however many
-        // messages went.
-        let size = try await core.read { try Self.usedBytes($0) }
+        // Pages in use and blob files (and, in a small store, free pages and the WAL: see
+        // `judgedBytes`).
+        let size = try await judgedBytes()
         guard size > configuration.sizeSweepThreshold else { return BatchWriter.Removed() }
         let limit = Double(configuration.sizeLimit)
         let ratio = configuration.trimRatio
@@ -237,7 +263,7 @@ final class Sweeper: Sendable {
     /// Runs `body` on the writer, one step per round between batches of logged events, until it
     /// says it is done; each step gets a row limit sized by how long the last one took
     /// (``StepSize``), and keeps its progress in `state`.
-    private func repeatSteps<State: Sendable>(
+    func repeatSteps<State: Sendable>(
         _ state: State, size: StepSize,
         _ body: @escaping @Sendable (BatchWriter, inout State, _ limit: Int) throws -> (done: Bool, rows: Int)
     ) async throws -> State {
@@ -264,7 +290,7 @@ final class Sweeper: Sendable {
 
     /// Incremental vacuum in steps, each followed by a passive checkpoint so the WAL does not
     /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
-    private func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
+    func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
         let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
         if free > 0 {
             _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
@@ -285,6 +311,22 @@ final class Sweeper: Sendable {
         let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
         let files = try connection.integer("SELECT file_size FROM blob_totals") ?? 0
         return (pages - free) * pageSize + files
+    }
+
+    /// Limits under which the size sweep judges the whole footprint (``judgedBytes(_:sizeLimit:)``).
+    static let smallStoreLimit: Int64 = 32_000_000
+
+    /// The size the size sweep judges: ``usedBytes(_:)``, and for a limit under
+    /// ``smallStoreLimit`` the free pages and the WAL too. In a large store they are a small share
+    /// of the limit, and counting them started sweeps that found nothing to trim; in a small one
+    /// the WAL readers keep from wrapping (about 2 MB under full load) and the pages freed by the
+    /// last step are a quarter of an 8 MB limit, so only counting them holds it.
+    static func judgedBytes(_ connection: Connection, sizeLimit: Int64) throws -> Int64 {
+        let used = try usedBytes(connection)
+        guard sizeLimit < smallStoreLimit else { return used }
+        let free = try connection.integer("PRAGMA freelist_count") ?? 0
+        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+        return used + free * pageSize + StoreFiles.fileSize(URL(fileURLWithPath: connection.path + "-wal"))
     }
 
     /// Bytes of blobs as stored, inline and in files.
