@@ -305,7 +305,7 @@ struct IngestionTests {
         }
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url, configuration: configuration)
-            let events = store.events
+            let events = store.subscribeEvents()
             store.storeMessage(
                 label: "auth", level: .info, message: "login with hunter2", metadata: ["password": "hunter2"])
             store.storeMessage(label: "noise", level: .error, message: "dropped")
@@ -378,8 +378,8 @@ struct IngestionTests {
     @Test func twoSubscribersEachReceiveEveryCommittedMessageInOrder() async throws {
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url)
-            let first = store.events
-            let second = store.events
+            let first = store.subscribeEvents()
+            let second = store.subscribeEvents()
             for i in 0..<500 { store.storeMessage(label: "live", level: .info, message: "e\(i)") }
             try await store.flush()
             // Closing ends the streams, so collecting them cannot hang.
@@ -400,7 +400,7 @@ struct IngestionTests {
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url)
             try await store.close()
-            #expect(try await collect(store.events).isEmpty)
+            #expect(try await collect(store.subscribeEvents()).isEmpty)
         }
     }
 

@@ -32,7 +32,7 @@ struct MemoryBoundTests {
 
     @Test func aSlowSubscriberKeepsTheNewestEventsAndCountsTheRest() async throws {
         try await withTemporaryStore { store, _ in
-            let events = store.events
+            let events = store.subscribeEvents()
             let total = LogStore.eventSubscriberBufferLimit + 500
             for i in 0..<total { store.storeMessage(label: "live", level: .info, message: "\(i)") }
             try await store.flush()

@@ -118,7 +118,7 @@ struct NetworkTaskTests {
 
     @Test func bodiesOverTheLimitAreNotStoredButTheirSizeIs() async throws {
         var configuration = LogStore.Configuration()
-        configuration.responseBodySizeLimit = 1_000
+        configuration.bodySizeLimit = 1_000
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeRequest(NetworkRequest(url: Self.url), response: NetworkResponse(url: Self.url, statusCode: 200),
                                error: nil, data: Data(count: 5_000))
@@ -220,7 +220,7 @@ struct NetworkTaskTests {
 
     @Test func eventsCarryNetworkTasks() async throws {
         try await withTemporaryStore { store, _ in
-            let events = store.events
+            let events = store.subscribeEvents()
             let logger = NetworkLogger(store: store)
             let id = UUID()
             logger.logTaskCreated(taskID: id, request: NetworkRequest(url: Self.url))

@@ -65,7 +65,7 @@ struct SecretsOnDiskTests {
         try await withTemporaryStoreURL { url in
             var published: [Data] = []
             try await withStore(at: url, configuration: configuration) { store in
-                let events = store.events
+                let events = store.subscribeEvents()
                 store.storeRequest(Self.request(0), response: Self.response(0), error: nil, data: Self.responseBody())
                 let logger = NetworkLogger(store: store)
                 let id = UUID()

@@ -29,11 +29,11 @@ struct StoreLifecycleTests {
             let storeID = try await withStore(at: url) { store in
                 store.storeMessage(label: "app", level: .info, message: "first run")
                 try await store.flush()
-                return try await store.info().storeId
+                return try await store.info().storeID
             }
             try await withStore(at: url, options: []) { store in
                 let info = try await store.info()
-                #expect(info.storeId == storeID)
+                #expect(info.storeID == storeID)
                 #expect(try await allMessages(store).map(\.text) == ["first run"])
             }
         }

@@ -59,7 +59,7 @@ final class BatchPreparer: Sendable {
         self.buffer = buffer
         self.redaction = configuration.redaction
         self.willHandleEvent = configuration.willHandleEvent
-        self.bodySizeLimit = configuration.responseBodySizeLimit
+        self.bodySizeLimit = configuration.bodySizeLimit
         self.compressionLevel = blobSettings.isCompressionEnabled ? blobSettings.compressionLevel : nil
         self.openReader = openReader
         self.didTake = didTake

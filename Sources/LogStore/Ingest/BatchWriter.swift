@@ -52,7 +52,7 @@ final class BatchWriter {
 
     /// The bodies of network tasks.
     let blobs: BlobStore
-    /// Bodies larger than this are not stored (``LogStore/Configuration/responseBodySizeLimit``).
+    /// Bodies larger than this are not stored (``LogStore/Configuration/bodySizeLimit``).
     let bodySizeLimit: Int
 
     init(

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Fans committed events out to every ``LogStore/events`` subscriber.
+/// Fans committed events out to every ``LogStore/subscribeEvents()`` subscriber.
 ///
 /// Each subscriber has its own buffer of ``LogStore/eventSubscriberBufferLimit`` events: a
 /// subscriber that does not keep up loses the oldest events of its buffer, never blocks the

@@ -23,7 +23,7 @@ import Synchronization
 /// more than ``maxOpenTasks`` are open (the oldest first), and counted in
 /// ``evictedTaskCount``: its later calls are treated as those of a task never created. So the
 /// table stays bounded: at most ``maxOpenTasks`` tasks, each holding at most
-/// ``LogStore/Configuration/responseBodySizeLimit`` bytes of body.
+/// ``LogStore/Configuration/bodySizeLimit`` bytes of body.
 public final class NetworkLogger: Sendable {
     /// The store tasks go to.
     public let store: LogStore
@@ -163,9 +163,9 @@ public final class NetworkLogger: Sendable {
     }
 
     /// A chunk of the response body arrived; chunks accumulate until completion (up to the
-    /// store's ``LogStore/Configuration/responseBodySizeLimit``, past which only the size counts).
+    /// store's ``LogStore/Configuration/bodySizeLimit``, past which only the size counts).
     public func logDataReceived(taskID: UUID, data: Data) {
-        let limit = store.configuration.responseBodySizeLimit
+        let limit = store.configuration.bodySizeLimit
         updateOpenTask(taskID) { task in
             task.receivedBytes += Int64(data.count)
             if task.data.count + data.count <= limit + 1 { task.data.append(data) }
@@ -227,7 +227,7 @@ public final class NetworkLogger: Sendable {
             task = OpenTask(type: type, createdAt: completedAt, request: request)
         }
         // Past the size limit the chunks stopped accumulating: keep the size, not a cut body.
-        let isOverLimit = task.receivedBytes > Int64(store.configuration.responseBodySizeLimit)
+        let isOverLimit = task.receivedBytes > Int64(store.configuration.bodySizeLimit)
         let body = responseBody ?? (task.data.isEmpty || isOverLimit ? nil : task.data)
         var completed = LogStore.Event.NetworkTaskCompleted(
             taskID: taskID, taskType: task.type, createdAt: task.createdAt,

@@ -29,7 +29,7 @@ extension LogStore {
     public func blobData(forKey key: String) async throws -> Data? {
         try checkOpen()
         let directory = core.isInMemory ? nil : core.directory
-        let limit = max(configuration.responseBodySizeLimit, 1)
+        let limit = max(configuration.bodySizeLimit, 1)
         return try await core.read { connection in
             guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else {
                 // A read-only store from before bodies existed: no key is stored, but a

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// What ``LogStore/tasks(_:)`` returns: filters over network tasks, order and a page size,
-/// with keyset pagination through ``MessageQuery/Cursor``-like cursors.
+/// with keyset pagination through ``Cursor``.
 ///
 /// ```swift
 /// let failures = try await store.tasks(TaskQuery(hosts: ["api.example.com"], states: [.failure]))
@@ -24,18 +24,45 @@ public struct TaskQuery: Sendable, Hashable {
     /// Only tasks started before this date.
     public var until: Date?
     /// Newest or oldest first (by the order tasks were stored).
-    public var order: MessageQuery.SortOrder
+    public var order: SortOrder
     /// The most tasks in one page (at least 1).
     public var limit: Int
     /// Continue after the last task of an earlier page (``TaskPage/nextCursor``).
-    public var cursor: MessageQuery.Cursor?
+    public var cursor: Cursor?
+
+    /// The order of tasks: by their row id, the order they were stored in.
+    public enum SortOrder: String, Sendable, Hashable, Codable {
+        case newestFirst
+        case oldestFirst
+    }
+
+    /// A position in the tasks: the next page starts after it. Its text form (`t` and the row
+    /// id) can be handed to a user or a command line and parsed back; a message cursor (`m…`)
+    /// does not parse as one.
+    public struct Cursor: Sendable, Hashable, Codable, LosslessStringConvertible {
+        /// The row id of the last task of the page.
+        public var lastID: Int64
+
+        /// A cursor after the task with this row id.
+        public init(lastID: Int64) {
+            self.lastID = lastID
+        }
+
+        /// Parses the text form; `nil` for anything else.
+        public init?(_ description: String) {
+            guard description.hasPrefix("t"), let id = Int64(description.dropFirst()), id >= 0 else { return nil }
+            self.lastID = id
+        }
+
+        public var description: String { "t\(lastID)" }
+    }
 
     /// Creates a query; every filter defaults to "everything".
     public init(
         hosts: [String] = [], methods: [String] = [], statusCodes: ClosedRange<Int>? = nil,
         states: [NetworkTaskState] = [], labels: [String] = [], sessions: [UUID] = [], since: Date? = nil,
-        until: Date? = nil, order: MessageQuery.SortOrder = .newestFirst, limit: Int = 100,
-        cursor: MessageQuery.Cursor? = nil
+        until: Date? = nil, order: SortOrder = .newestFirst, limit: Int = 100,
+        cursor: Cursor? = nil
     ) {
         self.hosts = hosts
         self.methods = methods
@@ -56,7 +83,7 @@ public struct TaskPage: Sendable, Hashable {
     /// The tasks, in the query's order.
     public var tasks: [NetworkTaskSummary]
     /// Where the next page starts; `nil` when this page is the last.
-    public var nextCursor: MessageQuery.Cursor?
+    public var nextCursor: TaskQuery.Cursor?
 }
 
 /// A network task as lists show it.

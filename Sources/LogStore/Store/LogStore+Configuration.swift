@@ -20,7 +20,14 @@ extension LogStore {
 
         /// Response and request bodies larger than this are not stored; the task records that
         /// and the original size. Default: 8 MiB.
-        public var responseBodySizeLimit: Int = 8 * 1024 * 1024
+        public var bodySizeLimit: Int = 8 * 1024 * 1024
+
+        /// The former name of ``bodySizeLimit``, which limits request bodies too.
+        @available(*, deprecated, renamed: "bodySizeLimit")
+        public var responseBodySizeLimit: Int {
+            get { bodySizeLimit }
+            set { bodySizeLimit = newValue }
+        }
 
         /// Messages and tasks older than this are removed by the sweep. Default: 14 days.
         public var maxAge: Duration = .seconds(14 * 24 * 3600)
@@ -66,7 +73,7 @@ extension LogStore {
         /// failed and waits to be retried. Past this, ``overflowPolicy`` applies, as for
         /// ``maxPendingEvents``: together they bound the memory logging can hold, also while the
         /// disk fails. One event larger than this is accepted only when nothing else waits.
-        /// Default: 64 MiB (room for a few bodies at ``responseBodySizeLimit`` beside a burst of
+        /// Default: 64 MiB (room for a few bodies at ``bodySizeLimit`` beside a burst of
         /// messages).
         public var maxPendingBytes: Int = 64 * 1024 * 1024
 
@@ -85,7 +92,7 @@ extension LogStore {
         /// ``Redaction/defaultSensitiveJSONFields``) and every URL's user-info password.
         public var redaction = Redaction()
 
-        /// Called for every event before it is stored or published on ``LogStore/events``, in
+        /// Called for every event before it is stored or published on ``LogStore/subscribeEvents()``, in
         /// logging order and one call at a time, off the caller's thread (by the writer, or under
         /// load by its background preparation): return the event (possibly rewritten, e.g.
         /// redacted) or `nil` to drop it. Default: `nil` (events are stored as logged). Logging

@@ -1,10 +1,10 @@
 public import Foundation
 
 extension LogStore {
-    /// Something that happened in the store, as delivered to ``LogStore/events`` subscribers and
+    /// Something that happened in the store, as delivered to ``LogStore/subscribeEvents()`` subscribers and
     /// to ``Configuration/willHandleEvent``.
     public enum Event: Sendable, Codable {
-        /// A message was logged (and, on ``LogStore/events``, committed).
+        /// A message was logged (and, on ``LogStore/subscribeEvents()``, committed).
         case messageStored(MessageCreated)
         /// A network task started. (The network cases are `indirect`: boxed, they keep every
         /// event, messages included, as small as a message in the ingestion buffer.)

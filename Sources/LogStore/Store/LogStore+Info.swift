@@ -2,9 +2,9 @@ public import Foundation
 
 extension LogStore {
     /// What a store holds and how it is doing, from ``LogStore/info()``.
-    public struct Info: Sendable, Codable {
+    public struct Info: Sendable, Encodable {
         /// The store's identity (kept across reopenings; new for every exported archive).
-        public var storeId: UUID
+        public var storeID: UUID
         /// The store format version from the manifest.
         public var storeVersion: Version
         /// The SQL schema version (`PRAGMA user_version` n as `n.0.0`).
@@ -51,19 +51,25 @@ extension LogStore {
         /// Body files that could not be deleted since the store was opened (after their last
         /// link went, or after a rolled-back batch). The sweep deletes them later, once it can.
         public var blobDeletionFailureCount: Int = 0
-        /// Events dropped since the store was opened from the buffers of ``LogStore/events``
+        /// Events dropped since the store was opened from the buffers of ``LogStore/subscribeEvents()``
         /// subscribers that did not keep up (the oldest go first, past
         /// ``LogStore/eventSubscriberBufferLimit`` events per subscriber).
         public var droppedSubscriberEventCount: Int = 0
         /// Failed attempts to commit logged events since the store was opened.
         public var writeErrorCount: Int
-        /// The most recent commit failure, when there was one.
-        public var lastWriteError: String?
+        /// The most recent commit failure, when there was one (in JSON: its kind and description).
+        public var lastWriteError: LogStoreError?
         /// When the store was last swept.
         public var lastSweepDate: Date?
         /// What the last sweep removed and reclaimed (nil before the first recorded sweep).
         public var lastSweep: SweepReport?
     }
+}
+
+extension LogStore.Info {
+    /// The former name of ``storeID``.
+    @available(*, deprecated, renamed: "storeID")
+    public var storeId: UUID { storeID }
 }
 
 extension LogStore {
@@ -83,7 +89,7 @@ extension LogStore {
         let writeErrors = core.writer?.writeErrors
         let setAside = core.writer?.setAsideCounts
         return Info(
-            storeId: manifest.storeId,
+            storeID: manifest.storeId,
             storeVersion: manifest.version,
             schemaVersion: .schema(counts.schemaVersion),
             libraryVersion: .library,
@@ -105,7 +111,7 @@ extension LogStore {
             blobDeletionFailureCount: setAside?.blobDeletionFailures ?? 0,
             droppedSubscriberEventCount: core.writer?.broadcaster.droppedCount ?? 0,
             writeErrorCount: writeErrors?.count ?? 0,
-            lastWriteError: writeErrors?.last.map(String.init(describing:)),
+            lastWriteError: writeErrors?.last,
             lastSweepDate: manifest.lastSweepDate,
             lastSweep: manifest.lastSweep)
     }

@@ -68,7 +68,7 @@ extension LogStore.Event {
         /// The response body.
         public var responseBody: Data?
         /// The response body's size when the body itself is not here (the network logger stops
-        /// collecting a body past ``LogStore/Configuration/responseBodySizeLimit``); `nil`
+        /// collecting a body past ``LogStore/Configuration/bodySizeLimit``); `nil`
         /// means `responseBody.count`.
         public var responseBodySize: Int64?
         /// Timings, addresses, protocol, TLS and sizes, when collected.

@@ -79,18 +79,22 @@ public actor LogStore {
     }
 
     /// Every event committed from now on (messages, and network events once those land), for
-    /// live consumers. Each access makes a new, independent stream; it ends when the store
+    /// live consumers. Each call makes a new, independent stream; it ends when the store
     /// closes. Events arrive after `willHandleEvent`, so they are redacted like the store.
     ///
     /// Each stream buffers up to ``eventSubscriberBufferLimit`` events it has not consumed yet;
     /// past that the oldest are dropped (counted in ``Info/droppedSubscriberEventCount``), so a
     /// slow consumer never holds the writer or unbounded memory.
-    public nonisolated var events: AsyncStream<Event> {
+    public nonisolated func subscribeEvents() -> AsyncStream<Event> {
         guard let writer = core.writer else { return AsyncStream { $0.finish() } }
         return writer.broadcaster.subscribe()
     }
 
-    /// How many events each ``events`` stream buffers for a consumer that has not taken them
+    /// A new subscription on every access: the former spelling of ``subscribeEvents()``.
+    @available(*, deprecated, renamed: "subscribeEvents()")
+    public nonisolated var events: AsyncStream<Event> { subscribeEvents() }
+
+    /// How many events each ``subscribeEvents()`` stream buffers for a consumer that has not taken them
     /// yet: 10,000. Past it, the oldest are dropped and counted.
     public static let eventSubscriberBufferLimit = 10_000
 

@@ -15,7 +15,7 @@ public import Foundation
 ///     print(error.localizedDescription)   // "Could not commit logged events …: SQLite error 13 …"
 /// }
 /// ```
-public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError, Encodable {
     /// The store directory (or archive) does not exist and `.create` was not given.
     case fileDoesntExist(URL)
     /// The directory exists but is not a valid store; nothing in it was changed.
@@ -104,6 +104,17 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, 
 
     /// The same text as ``description``, so `localizedDescription` reads well.
     public var errorDescription: String? { description }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, description
+    }
+
+    /// Encodes the error as its ``kind`` and ``description`` (as `logstore info --json` shows it).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind.rawValue, forKey: .kind)
+        try container.encode(description, forKey: .description)
+    }
 }
 
 extension LogStore {

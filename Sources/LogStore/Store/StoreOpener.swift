@@ -69,7 +69,7 @@ enum StoreOpener {
             settings: BlobStore.Settings(configuration: configuration, options: options))
         let batchWriter = BatchWriter(
             connection: connection, session: sessionRecord, blobs: blobs,
-            bodySizeLimit: configuration.responseBodySizeLimit,
+            bodySizeLimit: configuration.bodySizeLimit,
             transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit))
         let openBackgroundReader: (@Sendable () throws -> Connection)? =
             readsThroughWriter ? nil : { @Sendable in try openReader(directory: directory, options: options) }

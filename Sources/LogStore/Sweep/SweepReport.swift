@@ -18,8 +18,8 @@ extension LogStore {
         /// When it started, by the store's ``Configuration/timeSource``.
         public var date: Date
         public var trigger: Trigger
-        /// How long it took, in seconds (wall time).
-        public var duration: Double
+        /// How long it took (wall time).
+        public var duration: Duration
         /// Logged messages removed (technical messages of removed tasks are not counted).
         public var removedMessages: Int
         /// Network tasks removed, with their heads, transactions and body links.
@@ -40,7 +40,7 @@ extension LogStore {
         public var reclaimedBytes: Int64 { max(0, sizeBefore - sizeAfter) }
 
         public init(
-            date: Date, trigger: Trigger, duration: Double = 0, removedMessages: Int = 0, removedTasks: Int = 0,
+            date: Date, trigger: Trigger, duration: Duration = .zero, removedMessages: Int = 0, removedTasks: Int = 0,
             droppedBodies: Int = 0, removedBlobs: Int = 0, removedOrphanFiles: Int = 0, sizeBefore: Int64 = 0,
             sizeAfter: Int64 = 0
         ) {
@@ -55,5 +55,43 @@ extension LogStore {
             self.sizeBefore = sizeBefore
             self.sizeAfter = sizeAfter
         }
+    }
+}
+
+extension LogStore.SweepReport {
+    private enum CodingKeys: String, CodingKey {
+        case date, trigger, duration, removedMessages, removedTasks, droppedBodies, removedBlobs, removedOrphanFiles
+        case sizeBefore, sizeAfter
+    }
+
+    /// Reads a report as the manifest keeps it: `duration` in seconds, as every version wrote it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            date: try container.decode(Date.self, forKey: .date),
+            trigger: try container.decode(Trigger.self, forKey: .trigger),
+            duration: .seconds(try container.decode(Double.self, forKey: .duration)),
+            removedMessages: try container.decode(Int.self, forKey: .removedMessages),
+            removedTasks: try container.decode(Int.self, forKey: .removedTasks),
+            droppedBodies: try container.decode(Int.self, forKey: .droppedBodies),
+            removedBlobs: try container.decode(Int.self, forKey: .removedBlobs),
+            removedOrphanFiles: try container.decode(Int.self, forKey: .removedOrphanFiles),
+            sizeBefore: try container.decode(Int64.self, forKey: .sizeBefore),
+            sizeAfter: try container.decode(Int64.self, forKey: .sizeAfter))
+    }
+
+    /// Writes `duration` in seconds (a number), as the manifest and `--json` always had it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(date, forKey: .date)
+        try container.encode(trigger, forKey: .trigger)
+        try container.encode(duration.seconds, forKey: .duration)
+        try container.encode(removedMessages, forKey: .removedMessages)
+        try container.encode(removedTasks, forKey: .removedTasks)
+        try container.encode(droppedBodies, forKey: .droppedBodies)
+        try container.encode(removedBlobs, forKey: .removedBlobs)
+        try container.encode(removedOrphanFiles, forKey: .removedOrphanFiles)
+        try container.encode(sizeBefore, forKey: .sizeBefore)
+        try container.encode(sizeAfter, forKey: .sizeAfter)
     }
 }

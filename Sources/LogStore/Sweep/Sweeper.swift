@@ -121,7 +121,7 @@ final class Sweeper: Sendable {
         report.removedBlobs = removed.blobs
         report.droppedBodies = removed.droppedBodies
         report.sizeAfter = try await diskUsage()
-        report.duration = (ContinuousClock.now - started).seconds
+        report.duration = ContinuousClock.now - started
         try record(report)
         return report
     }

@@ -9,8 +9,9 @@ struct PageFilters {
     var since: Date?
     var until: Date?
     var limit: Int
-    var order = MessageQuery.SortOrder.newestFirst
-    var cursor: MessageQuery.Cursor?
+    var isOldestFirst = false
+    /// The `--cursor` as given: each command parses its own kind of cursor.
+    var cursorText: String?
 
     /// Keeps `limit + 1` (asked for to learn whether another page exists) from overflowing.
     static let maximumLimit = 10_000_000
@@ -47,9 +48,14 @@ struct PageFilters {
         if let limit = arguments.value("limit") {
             self.limit = try ValueParsers.integer(limit, option: "limit", in: 1...Self.maximumLimit)
         }
-        if arguments.flag("oldest-first") { order = .oldestFirst }
-        if let cursor = arguments.value("cursor") {
-            self.cursor = try ValueParsers.cursor(cursor, option: "cursor")
-        }
+        isOldestFirst = arguments.flag("oldest-first")
+        cursorText = arguments.value("cursor")
+    }
+
+    /// The `--cursor` as a cursor of type `C` (`MessageQuery.Cursor`, `TaskQuery.Cursor`), whose
+    /// text form looks like `example`.
+    func cursor<C: LosslessStringConvertible>(_: C.Type, example: String) throws(UsageError) -> C? {
+        guard let cursorText else { return nil }
+        return try ValueParsers.cursor(cursorText, option: "cursor", example: example)
     }
 }

@@ -67,9 +67,11 @@ enum ValueParsers {
         return uuid
     }
 
-    static func cursor(_ text: String, option: String) throws(UsageError) -> MessageQuery.Cursor {
-        guard let cursor = MessageQuery.Cursor(text) else {
-            throw invalid(option, text, "expected a cursor printed by an earlier page, such as m1234")
+    static func cursor<C: LosslessStringConvertible>(
+        _ text: String, option: String, example: String
+    ) throws(UsageError) -> C {
+        guard let cursor = C(text) else {
+            throw invalid(option, text, "expected a cursor printed by an earlier page, such as \(example)")
         }
         return cursor
     }

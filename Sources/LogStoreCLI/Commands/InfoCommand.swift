@@ -25,7 +25,7 @@ enum InfoCommand: Command {
         }
         var rows: [(String, String)] = [
             ("Store", path),
-            ("Store ID", info.storeId.uuidString),
+            ("Store ID", info.storeID.uuidString),
             ("Messages", Format.count(info.messageCount)),
             ("Tasks", Format.count(info.taskCount)),
             ("Blobs", Format.count(info.blobCount)),
@@ -43,7 +43,7 @@ enum InfoCommand: Command {
             ("Write errors", Format.count(info.writeErrorCount)),
         ]
         if let lastWriteError = info.lastWriteError {
-            rows.append(("Last write error", lastWriteError))
+            rows.append(("Last write error", lastWriteError.description))
         }
         return Format.fields(rows)
     }

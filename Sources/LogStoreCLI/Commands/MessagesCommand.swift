@@ -64,8 +64,10 @@ enum MessagesCommand: Command {
     static func query(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> MessageQuery {
         let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
         var query = MessageQuery(
-            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until, order: page.order,
-            limit: page.limit, cursor: page.cursor, includesTaskMessages: arguments.flag("task-messages"))
+            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until,
+            order: page.isOldestFirst ? .oldestFirst : .newestFirst, limit: page.limit,
+            cursor: try page.cursor(MessageQuery.Cursor.self, example: "m1234"),
+            includesTaskMessages: arguments.flag("task-messages"))
         if let level = arguments.value("level") {
             query.levels = try ValueParsers.levels(level)
         }
@@ -73,7 +75,7 @@ enum MessagesCommand: Command {
     }
 
     /// The same command line (of `command`) with `--cursor` set to continue after this page.
-    static func continuation(_ raw: [String], cursor: MessageQuery.Cursor, command: String = "messages") -> String {
+    static func continuation(_ raw: [String], cursor: some CustomStringConvertible, command: String = "messages") -> String {
         var kept: [String] = []
         var afterDashes: [String] = []
         var index = 0

@@ -63,8 +63,9 @@ enum TasksCommand: Command {
     static func query(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> TaskQuery {
         let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
         var query = TaskQuery(
-            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until, order: page.order,
-            limit: page.limit, cursor: page.cursor)
+            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until,
+            order: page.isOldestFirst ? .oldestFirst : .newestFirst, limit: page.limit,
+            cursor: try page.cursor(TaskQuery.Cursor.self, example: "t1234"))
         query.hosts = arguments.all("host")
         for method in arguments.all("method") {
             query.methods.append(try ValueParsers.method(method))
