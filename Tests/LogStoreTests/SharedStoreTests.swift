@@ -25,8 +25,14 @@ struct SharedStoreTests {
             #expect(LogStore.shared === first)
             // The default bootstrap hands back the store already shared instead of opening another.
             #expect(try await LogStore.bootstrapDefault(appName: "never-opened") === first)
+            // Closing the shared store stops sharing it: nothing keeps handing out a closed store,
+            // and a later bootstrap takes effect.
             try await first.close()
+            #expect(LogStore.shared == nil)
+            #expect(LogStore.bootstrap(second))
+            #expect(LogStore.shared === second)
             try await second.close()
+            #expect(LogStore.shared == nil)
         }
     }
 }

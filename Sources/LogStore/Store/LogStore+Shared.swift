@@ -5,7 +5,8 @@ extension LogStore {
     private static let sharedStore = Mutex<LogStore?>(nil)
 
     /// The process-wide store, for code that cannot have a store passed to it (`nil` until
-    /// ``bootstrap(_:)`` or ``bootstrapDefault(appName:options:configuration:)`` sets it).
+    /// ``bootstrap(_:)`` or ``bootstrapDefault(appName:options:configuration:)`` sets it, and
+    /// again once that store is closed or destroyed, so a later bootstrap takes effect).
     ///
     /// ```swift
     /// // At start-up:
@@ -27,6 +28,14 @@ extension LogStore {
             guard shared == nil else { return false }
             shared = store
             return true
+        }
+    }
+
+    /// Stops sharing `store` when it is the shared one (it is closing): ``shared`` never hands
+    /// out a closed store.
+    static func stopSharing(_ store: LogStore) {
+        sharedStore.withLock { shared in
+            if shared === store { shared = nil }
         }
     }
 

@@ -118,6 +118,7 @@ public actor LogStore {
     /// - Throws: ``LogStoreError/writeFailed(_:)`` when logged events could not be committed.
     public func close() async throws {
         if case .open = lifecycle { lifecycle = .closing }
+        Self.stopSharing(self)
         let result = await Self.shutDown(core, sweeper)
         // Re-checked after the suspension: a destroy() that began meanwhile keeps its state.
         if case .closing = lifecycle { lifecycle = .closed }
@@ -140,6 +141,7 @@ public actor LogStore {
         case .open, .closing, .closed:
             break
         }
+        Self.stopSharing(self)
         let task = Task { [core, sweeper, storeURL, options] in
             // The files go either way; a commit failure does not matter any more.
             _ = await Self.shutDown(core, sweeper)
