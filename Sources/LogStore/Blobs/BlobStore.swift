@@ -176,9 +176,9 @@ final class BlobStore {
     }
 
     /// Stores a body whose key (and, when it is new and compressible, compressed form) were
-    /// computed ahead by ``TaskPreparation`` off the writer thread; a new body whose compression
-    /// was not prepared is compressed here.
-    func store(_ body: TaskPreparation.PreparedBody) throws -> BlobReference {
+    /// computed ahead off the writer thread; a new body whose compression was not prepared is
+    /// compressed here.
+    func store(_ body: PreparedBlob) throws -> BlobReference {
         assert(connection.isInTransaction, "BlobStore.store runs inside the caller's transaction")
         if let existing = try addLink(to: body.key) { return existing }
         return try body.data.withUnsafeBytes { raw in
