@@ -359,8 +359,8 @@ final class BlobStore {
                 continue
             }
             let url = Self.fileURL(for: key, inBlobsDirectory: blobsDirectory)
-            if Glibc.unlink(url.path) != 0, errno != ENOENT {
-                failures.append(.fileSystem(url, operation: "delete", errno: errno))
+            if let error = SystemCall.errnoOf({ Glibc.unlink(url.path) }), error.code != ENOENT {
+                failures.append(.fileSystem(url, operation: "delete", errno: error.code))
             }
         }
         return failures
