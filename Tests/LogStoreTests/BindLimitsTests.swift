@@ -75,7 +75,7 @@ struct BindLimitsTests {
                 Issue.record("expected writeFailed(DatabaseError), got \(String(describing: error))")
                 return
             }
-            #expect(cause.code == 18)  // SQLITE_TOOBIG
+            #expect(cause.isTooBig)
             #expect(cause.message.contains("parameter 6"))
             #expect(cause.sql?.contains("INSERT INTO messages") == true)
 

@@ -39,13 +39,17 @@ extension BlobStore {
         let destination = Self.fileURL(for: key, inBlobsDirectory: blobsDirectory)
         let (descriptor, temporary) = try createTemporaryFile(named: hex)
         var failure: (operation: String, errno: Int32)?
-        if let code = Self.writeAll(bytes, to: descriptor) {
-            failure = ("write", code)
-        } else if isDurable, fsync(descriptor) != 0 {
-            failure = ("sync", errno)
+        if let error = SystemCall.writeAll(bytes, to: descriptor) {
+            failure = ("write", error.code)
+        } else if isDurable, let error = SystemCall.errnoOf({ fsync(descriptor) }) {
+            failure = ("sync", error.code)
         }
-        if close(descriptor) != 0, failure == nil { failure = ("write", errno) }
-        if failure == nil, rename(temporary.path, destination.path) != 0 { failure = ("rename a file to", errno) }
+        if let error = SystemCall.errnoOf(retryingOnInterrupt: false, { close(descriptor) }), failure == nil {
+            failure = ("write", error.code)
+        }
+        if failure == nil, let error = SystemCall.errnoOf({ rename(temporary.path, destination.path) }) {
+            failure = ("rename a file to", error.code)
+        }
         if let failure {
             Glibc.unlink(temporary.path)
             throw LogStoreError.fileSystem(destination, operation: failure.operation, errno: failure.errno)
@@ -65,12 +69,17 @@ extension BlobStore {
         var recreated = false
         while true {
             let url = blobsDirectory.appendingPathComponent(Self.temporaryName(for: hex), isDirectory: false)
-            let descriptor = open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if descriptor >= 0 { return (descriptor, url) }
-            let code = errno
+            let opened = SystemCall.valueOrErrno {
+                open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            }
+            let code: Int32
+            switch opened {
+            case .success(let descriptor): return (descriptor, url)
+            case .failure(let error): code = error.code
+            }
             switch code {
-            case EEXIST, EINTR:
-                continue  // a random name taken (vanishingly rare) or a signal: try another
+            case EEXIST:
+                continue  // a random name taken (vanishingly rare): try another
             case ENOENT where !recreated:
                 recreated = true
                 isBlobsDirectoryReady = false
@@ -89,45 +98,32 @@ extension BlobStore {
     /// Creates `blobs/` (0700) if it does not exist.
     private func createBlobsDirectory() throws {
         guard let blobsDirectory else { return }
-        if mkdir(blobsDirectory.path, 0o700) == 0 {
-            // The new directory's own entry must reach the disk too.
-            if settings.durability == .durable, let directory { try Self.syncDirectory(directory) }
-        } else {
-            let code = errno
+        if let error = SystemCall.errnoOf({ mkdir(blobsDirectory.path, 0o700) }) {
+            let code = error.code
             guard code == EEXIST else {
                 throw LogStoreError.fileSystem(blobsDirectory, operation: "create the directory", errno: code)
             }
             guard StoreFiles.isDirectory(blobsDirectory) else {
                 throw LogStoreError.fileSystem(blobsDirectory, operation: "create the directory", errno: ENOTDIR)
             }
+        } else if settings.durability == .durable, let directory {
+            // The new directory's own entry must reach the disk too.
+            try Self.syncDirectory(directory)
         }
         isBlobsDirectoryReady = true
     }
 
-    /// Writes all of `bytes`; returns the `errno` of a failure, `nil` on success.
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
-        guard let base = bytes.baseAddress else { return nil }
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return nil
-    }
-
     /// Syncs a directory, so the entries created or renamed in it survive a power loss.
     private static func syncDirectory(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw LogStoreError.fileSystem(url, operation: "open the directory", errno: errno)
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error):
+            throw LogStoreError.fileSystem(url, operation: "open the directory", errno: error.code)
         }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw LogStoreError.fileSystem(url, operation: "sync the directory", errno: errno)
+        if let error = SystemCall.errnoOf({ fsync(descriptor) }) {
+            throw LogStoreError.fileSystem(url, operation: "sync the directory", errno: error.code)
         }
     }
 
@@ -243,19 +239,20 @@ extension BlobStore {
     private static func readFile(
         _ url: URL, size: Int, invalid: (String) -> LogStoreError
     ) throws -> Data {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            let code = errno
-            switch code {
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error):
+            switch error.code {
             case ENOENT: throw invalid("its file is missing")
             case ELOOP: throw invalid("its file is a symbolic link")
-            default: throw LogStoreError.fileSystem(url, operation: "open", errno: code)
+            case let code: throw LogStoreError.fileSystem(url, operation: "open", errno: code)
             }
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw LogStoreError.fileSystem(url, operation: "read", errno: errno)
+        if let error = SystemCall.errnoOf({ fstat(descriptor, &info) }) {
+            throw LogStoreError.fileSystem(url, operation: "read", errno: error.code)
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw invalid("its file is not a regular file") }
         guard info.st_size == size else { throw invalid("its file has \(info.st_size) bytes, its row records \(size)") }
@@ -263,10 +260,12 @@ extension BlobStore {
         let failure: Int32? = data.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let count = pread(descriptor, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
+                let count: Int
+                switch SystemCall.valueOrErrno({
+                    pread(descriptor, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
+                }) {
+                case .success(let read): count = read
+                case .failure(let error): return error.code
                 }
                 if count == 0 { return 0 }  // shorter than fstat said: changed under us
                 offset += count
@@ -317,9 +316,9 @@ extension BlobStore {
             let path = blobsDirectory.appendingPathComponent(name, isDirectory: false).path
             guard let info = regularFileStatus(path), modificationTime(info) < cutoff else { continue }
             if name.hasPrefix(temporaryPrefix) {
-                guard Glibc.unlink(path) == 0 else {
-                    if errno == ENOENT { continue }
-                    throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "delete", errno: errno)
+                if let error = SystemCall.errnoOf({ Glibc.unlink(path) }) {
+                    if error.code == ENOENT { continue }
+                    throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "delete", errno: error.code)
                 }
                 removed.files += 1
                 removed.bytes += Int64(info.st_size)
@@ -342,19 +341,19 @@ extension BlobStore {
     /// Claims the orphan at `path` and deletes it if it is still old; returns its size when deleted.
     private static func deleteOrphan(at path: String, in blobsDirectory: URL, hex: String, cutoff: Double) throws -> Int64? {
         let claimed = blobsDirectory.appendingPathComponent(temporaryName(for: hex), isDirectory: false).path
-        guard rename(path, claimed) == 0 else {
-            if errno == ENOENT { return nil }  // gone already
-            throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "rename", errno: errno)
+        if let error = SystemCall.errnoOf({ rename(path, claimed) }) {
+            if error.code == ENOENT { return nil }  // gone already
+            throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "rename", errno: error.code)
         }
         if let info = regularFileStatus(claimed), modificationTime(info) < cutoff {
-            guard Glibc.unlink(claimed) == 0 || errno == ENOENT else {
-                throw LogStoreError.fileSystem(URL(fileURLWithPath: claimed), operation: "delete", errno: errno)
+            if let error = SystemCall.errnoOf({ Glibc.unlink(claimed) }), error.code != ENOENT {
+                throw LogStoreError.fileSystem(URL(fileURLWithPath: claimed), operation: "delete", errno: error.code)
             }
             return Int64(info.st_size)
         }
         // A writer replaced the orphan between the row check and the claim: put its file back.
-        guard rename(claimed, path) == 0 else {
-            throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "restore", errno: errno)
+        if let error = SystemCall.errnoOf({ rename(claimed, path) }) {
+            throw LogStoreError.fileSystem(URL(fileURLWithPath: path), operation: "restore", errno: error.code)
         }
         return nil
     }

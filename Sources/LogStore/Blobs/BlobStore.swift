@@ -176,9 +176,9 @@ final class BlobStore {
     }
 
     /// Stores a body whose key (and, when it is new and compressible, compressed form) were
-    /// computed ahead by ``TaskPreparation`` off the writer thread; a new body whose compression
-    /// was not prepared is compressed here.
-    func store(_ body: TaskPreparation.PreparedBody) throws -> BlobReference {
+    /// computed ahead off the writer thread; a new body whose compression was not prepared is
+    /// compressed here.
+    func store(_ body: PreparedBlob) throws -> BlobReference {
         assert(connection.isInTransaction, "BlobStore.store runs inside the caller's transaction")
         if let existing = try addLink(to: body.key) { return existing }
         return try body.data.withUnsafeBytes { raw in
@@ -359,8 +359,8 @@ final class BlobStore {
                 continue
             }
             let url = Self.fileURL(for: key, inBlobsDirectory: blobsDirectory)
-            if Glibc.unlink(url.path) != 0, errno != ENOENT {
-                failures.append(.fileSystem(url, operation: "delete", errno: errno))
+            if let error = SystemCall.errnoOf({ Glibc.unlink(url.path) }), error.code != ENOENT {
+                failures.append(.fileSystem(url, operation: "delete", errno: error.code))
             }
         }
         return failures

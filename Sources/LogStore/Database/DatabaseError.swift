@@ -26,6 +26,18 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// Whether another connection holds a lock that did not clear within the busy timeout.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 
+    /// Whether the failure is an attempt to write through a read-only connection or file.
+    var isReadOnly: Bool { code == SQLITE_READONLY }
+
+    /// Whether a string, blob or statement was larger than SQLite's limits.
+    var isTooBig: Bool { code == SQLITE_TOOBIG }
+
+    /// A failure found by our own checks around SQLite (a row missing, a pragma refused), as
+    /// SQLite's generic `SQLITE_ERROR`, so callers outside `Database/` name no result code.
+    init(message: String, sql: String? = nil) {
+        self.init(extendedCode: SQLITE_ERROR, message: message, sql: sql)
+    }
+
     init(extendedCode: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.extendedCode = extendedCode
         self.message = message

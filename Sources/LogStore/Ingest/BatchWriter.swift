@@ -254,7 +254,7 @@ final class BatchWriter {
         select.bind(label, at: 1)
         defer { select.reset() }
         guard try select.step() else {
-            throw DatabaseError(extendedCode: 1, message: "label row missing after insert", sql: select.sql)
+            throw DatabaseError(message: "label row missing after insert", sql: select.sql)
         }
         let id = select.int64(at: 0)
         labelIDs[label] = id

@@ -75,12 +75,13 @@ final class CallingThread: Sendable {
     }
 
     private static func readSmallFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard case .success(let descriptor) = SystemCall.valueOrErrno({ open(path, O_RDONLY | O_CLOEXEC) }) else {
+            return nil
+        }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: 64)
-        let count = read(descriptor, &bytes, bytes.count)
-        guard count > 0 else { return nil }
+        guard case .success(let count) = SystemCall.valueOrErrno({ read(descriptor, &bytes, bytes.count) }), count > 0
+        else { return nil }
         return String(decoding: bytes[..<count], as: UTF8.self)
     }
 }

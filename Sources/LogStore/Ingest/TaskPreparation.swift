@@ -12,20 +12,11 @@ import Synchronization
 enum TaskPreparation {
     /// What the writer needs to store one completed task without hashing or compressing.
     struct PreparedTask: Sendable {
-        var requestBody: PreparedBody?
-        var responseBody: PreparedBody?
+        var requestBody: PreparedBlob?
+        var responseBody: PreparedBlob?
         var requestHead: PreparedHead?
         var responseHead: PreparedHead?
         var image: ImageSize?
-    }
-
-    /// A body with its key, and its compressed form once known.
-    struct PreparedBody: Sendable {
-        var data: Data
-        var key: SHA1.Digest
-        /// The zlib stream when smaller than the body; `nil` when the body is stored as is, or
-        /// when the store already has the key (nothing to compress).
-        var compressed: [UInt8]?
     }
 
     /// A request or response head as the JSON `task_heads` stores, with its key.
@@ -117,11 +108,11 @@ enum TaskPreparation {
     private static func prepare(_ task: LogStore.Event.NetworkTaskCompleted, bodySizeLimit: Int) -> PreparedTask {
         var prepared = PreparedTask()
         if let body = task.requestBody ?? task.request.body, !body.isEmpty, body.count <= bodySizeLimit {
-            prepared.requestBody = PreparedBody(data: body, key: SHA1.hash(body), compressed: nil)
+            prepared.requestBody = PreparedBlob(data: body, key: SHA1.hash(body), compressed: nil)
         }
         let responseSize = task.responseBodySize ?? Int64(task.responseBody?.count ?? 0)
         if let body = task.responseBody, !body.isEmpty, responseSize <= Int64(bodySizeLimit) {
-            prepared.responseBody = PreparedBody(data: body, key: SHA1.hash(body), compressed: nil)
+            prepared.responseBody = PreparedBlob(data: body, key: SHA1.hash(body), compressed: nil)
             prepared.image = ImageSize.read(body)
         }
         prepared.requestHead = PreparedHead(request: task.request)

@@ -285,8 +285,9 @@ extension HostSnapshot {
     /// Invalid UTF-8 is repaired with replacement characters rather than rejected,
     /// since a half-readable value is more useful than none.
     fileprivate static func readText(_ path: String, limit: Int = 64 * 1024) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard case .success(let descriptor) = SystemCall.valueOrErrno({ open(path, O_RDONLY | O_CLOEXEC) }) else {
+            return nil
+        }
         defer { close(descriptor) }
 
         var hitLimit = false
@@ -294,14 +295,10 @@ extension HostSnapshot {
             count = 0
             guard let base = buffer.baseAddress else { return }
             while count < limit {
-                let result = read(descriptor, base + count, limit - count)
-                if result > 0 {
-                    count += result
-                } else if result < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
+                guard case .success(let result) = SystemCall.valueOrErrno({ read(descriptor, base + count, limit - count) }),
+                    result > 0
+                else { break }
+                count += result
             }
             hitLimit = count == limit
         }

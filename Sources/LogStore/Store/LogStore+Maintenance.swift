@@ -32,21 +32,7 @@ extension LogStore {
     /// one before it.
     public func sessions() async throws -> [Session] {
         try checkOpen()
-        return try await core.read { connection in
-            let statement = try connection.prepare("SELECT uuid, started_at, app, host FROM sessions ORDER BY id")
-            var sessions: [Session] = []
-            var previous: HostSnapshot?
-            while try statement.step() {
-                guard let id = UUID(uuidString: statement.string(at: 0)) else { continue }
-                let app = try StoreJSON.decoder.decode(AppSnapshot.self, from: Data(statement.string(at: 2).utf8))
-                let host = try StoreJSON.decoder.decode(HostSnapshot.self, from: Data(statement.string(at: 3).utf8))
-                sessions.append(Session(
-                    id: id, startDate: Date(timeIntervalSince1970: statement.double(at: 1)), app: app, host: host,
-                    hostChanges: previous.map { host.changes(since: $0) } ?? []))
-                previous = host
-            }
-            return sessions
-        }
+        return try await core.read { try SessionRows.all($0) }
     }
 
     /// Runs read-only SQL on a read connection, for what the typed API does not cover. The

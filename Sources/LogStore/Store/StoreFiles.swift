@@ -33,11 +33,10 @@ enum StoreFiles {
     /// Creates an empty file with mode 0600 if none exists, so SQLite (and its WAL and shared
     /// memory files, which copy the database file's mode) never create it world-readable.
     static func createOwnerOnlyFile(_ url: URL) throws {
-        let descriptor = open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw LogStoreError.fileSystem(url, operation: "create", errno: Glibc.errno)
+        switch SystemCall.valueOrErrno({ open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600) }) {
+        case .success(let descriptor): close(descriptor)
+        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
         }
-        close(descriptor)
     }
 
     /// Writes `data` to a temporary file in the same directory, syncs it and renames it over
@@ -45,30 +44,18 @@ enum StoreFiles {
     static func writeAtomically(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw LogStoreError.fileSystem(temporary, operation: "create", errno: Glibc.errno)
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
         }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if Glibc.errno == EINTR { continue }
-                    failure = Glibc.errno
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == 0, fsync(descriptor) != 0 { failure = Glibc.errno }
+        var failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) }
+        if failure == nil { failure = SystemCall.errnoOf { fsync(descriptor) } }
         close(descriptor)
-        if failure == 0, rename(temporary.path, url.path) != 0 { failure = Glibc.errno }
-        if failure != 0 {
+        if failure == nil { failure = SystemCall.errnoOf { rename(temporary.path, url.path) } }
+        if let failure {
             unlink(temporary.path)
-            throw LogStoreError.fileSystem(url, operation: "write", errno: failure)
+            throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code)
         }
     }
 
@@ -76,9 +63,10 @@ enum StoreFiles {
     /// explain a failure.
     static func creationError(in directory: URL) -> Int32? {
         let probe = directory.appendingPathComponent(".logstore-probe-\(UUID().uuidString)")
-        let descriptor = open(probe.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return Glibc.errno }
-        close(descriptor)
+        switch SystemCall.valueOrErrno({ open(probe.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
+        case .success(let descriptor): close(descriptor)
+        case .failure(let error): return error.code
+        }
         unlink(probe.path)
         return nil
     }
@@ -92,9 +80,11 @@ enum StoreFiles {
 
     /// The names in `directory` (without `.` and `..`); none when it does not exist.
     static func directoryEntries(_ directory: URL) throws -> [String] {
-        guard let stream = opendir(directory.path) else {
-            if Glibc.errno == ENOENT { return [] }
-            throw LogStoreError.fileSystem(directory, operation: "list", errno: Glibc.errno)
+        let stream: OpaquePointer
+        switch SystemCall.valueOrErrno({ opendir(directory.path) }) {
+        case .success(let opened): stream = opened
+        case .failure(let error) where error.code == ENOENT: return []
+        case .failure(let error): throw LogStoreError.fileSystem(directory, operation: "list", errno: error.code)
         }
         defer { closedir(stream) }
         var names: [String] = []

@@ -15,19 +15,20 @@ final class StoreLock: Sendable {
     /// Opens the directory and takes the lock: exclusive if nobody else holds it (then
     /// `isExclusive` is true), shared otherwise.
     init(directory: URL) throws {
-        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw LogStoreError.fileSystem(directory, operation: "open", errno: errno)
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(directory, operation: "open", errno: error.code)
         }
         self.descriptor = Atomic(descriptor)
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
             isExclusive = true
         } else {
             isExclusive = false
-            guard flock(descriptor, LOCK_SH) == 0 else {
-                let code = errno
+            // A blocking `flock` can be interrupted by a signal: SystemCall makes it again.
+            if let error = SystemCall.errnoOf({ flock(descriptor, LOCK_SH) }) {
                 close(descriptor)
-                throw LogStoreError.fileSystem(directory, operation: "lock", errno: code)
+                throw LogStoreError.fileSystem(directory, operation: "lock", errno: error.code)
             }
         }
     }

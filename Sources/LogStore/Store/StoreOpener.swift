@@ -177,7 +177,7 @@ enum StoreOpener {
             // WAL: readers never block the writer nor the writer them; commits append to the log.
             let mode = try connection.text("PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
-                throw DatabaseError(extendedCode: 1, message: "could not enable WAL (got \(mode ?? "nothing"))")
+                throw DatabaseError(message: "could not enable WAL (got \(mode ?? "nothing"))")
             }
         }
         // NORMAL in WAL mode: a commit is atomic and survives a process crash; only a power loss
@@ -197,7 +197,7 @@ enum StoreOpener {
         return try translate(directory) {
             do {
                 return try openReadOnly(path: url.path)
-            } catch let error as DatabaseError where error.code == 14 /* SQLITE_CANTOPEN */ {
+            } catch let error as DatabaseError where error.isCannotOpen {
                 // A read-only directory without the WAL's shared-memory file: nothing can be
                 // writing, so read the file as immutable.
                 let escaped = url.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? url.path

@@ -22,6 +22,37 @@ extension BatchWriter {
         }
     }
 
+    /// Deletes tasks by row id, with their heads' and bodies' links (their transactions go by
+    /// cascade) and, when asked, their technical messages. Runs in the caller's transaction.
+    @discardableResult
+    func deleteTasks(rowIDs: [Int64], withTheirMessages: Bool) throws -> Removed {
+        var removed = Removed()
+        let links = try connection.cachedStatement("""
+            SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE id = ?
+            """)
+        let delete = try connection.cachedStatement("DELETE FROM tasks WHERE id = ?")
+        for rowID in rowIDs {
+            links.bind(rowID, at: 1)
+            guard try links.step() else {
+                links.reset()
+                continue
+            }
+            let heads = [0, 1].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
+            let bodies = [2, 3].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
+            links.reset()
+            if withTheirMessages {
+                try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
+            }
+            delete.bind(rowID, at: 1)
+            try delete.run()
+            for head in heads { try releaseHead(head) }
+            for body in bodies where try blobs.unlink(rowID: body) == 0 { removed.blobs += 1 }
+            removed.tasks += 1
+            removed.rows += 1
+        }
+        return removed
+    }
+
     /// Deletes up to `limit` messages with ids from `firstID` through `lastID`, only those
     /// created before `cutoff` when one is given and only those of the session with row id
     /// `sessionID` when one is given, with the tasks their technical messages describe.

@@ -61,16 +61,16 @@ final class Sweeper: Sendable {
         }
     }
 
-    /// The size the size sweep judges, read on a reader (``judgedBytes(_:sizeLimit:)``).
+    /// The size the size sweep judges, read on a reader (``StoreSize/judgedBytes(_:sizeLimit:)``).
     func judgedBytes() async throws -> Int64 {
         let limit = configuration.sizeLimit
-        return try await core.read { try Self.judgedBytes($0, sizeLimit: limit) }
+        return try await core.read { try StoreSize.judgedBytes($0, sizeLimit: limit) }
     }
 
     /// Bytes on disk now: the database, its WAL and the blob files.
     func diskUsage() async throws -> Int64 {
         if core.isInMemory {
-            return try await core.read { try Self.usedBytes($0) }
+            return try await core.read { try StoreSize.usedBytes($0) }
         }
         return try StoreFiles.diskUsage(of: core.directory)
     }
@@ -190,7 +190,7 @@ final class Sweeper: Sendable {
     /// tasks (their rows stay) until blobs are at ``LogStore/Configuration/trimRatio`` of it.
     private func trimBlobsToTheirShare() async throws -> BatchWriter.Removed {
         let share = Double(configuration.sizeLimit) * configuration.blobSizeShare
-        let stored = try await core.read { try Self.blobBytes($0) }
+        let stored = try await core.read { try StoreSize.blobBytes($0) }
         guard Double(stored) > share else { return BatchWriter.Removed() }
         let target = Int64(share * configuration.trimRatio)
         struct Progress: Sendable {
@@ -302,38 +302,6 @@ final class Sweeper: Sendable {
         if truncatingTheWAL { try await writer.perform(ordered: false) { try $0.truncateWAL() } }
     }
 
-    // MARK: Measures
-
-    /// Bytes of data in the database (pages in use, not the free ones) plus the blob files.
-    static func usedBytes(_ connection: Connection) throws -> Int64 {
-        let pages = try connection.integer("PRAGMA page_count") ?? 0
-        let free = try connection.integer("PRAGMA freelist_count") ?? 0
-        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
-        let files = try connection.integer("SELECT file_size FROM blob_totals") ?? 0
-        return (pages - free) * pageSize + files
-    }
-
-    /// Limits under which the size sweep judges the whole footprint (``judgedBytes(_:sizeLimit:)``).
-    static let smallStoreLimit: Int64 = 32_000_000
-
-    /// The size the size sweep judges: ``usedBytes(_:)``, and for a limit under
-    /// ``smallStoreLimit`` the free pages and the WAL too. In a large store they are a small share
-    /// of the limit, and counting them started sweeps that found nothing to trim; in a small one
-    /// the WAL readers keep from wrapping (about 2 MB under full load) and the pages freed by the
-    /// last step are a quarter of an 8 MB limit, so only counting them holds it.
-    static func judgedBytes(_ connection: Connection, sizeLimit: Int64) throws -> Int64 {
-        let used = try usedBytes(connection)
-        guard sizeLimit < smallStoreLimit else { return used }
-        let free = try connection.integer("PRAGMA freelist_count") ?? 0
-        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
-        return used + free * pageSize + StoreFiles.fileSize(URL(fileURLWithPath: connection.path + "-wal"))
-    }
-
-    /// Bytes of blobs as stored, inline and in files.
-    static func blobBytes(_ connection: Connection) throws -> Int64 {
-        try connection.integer("SELECT size FROM blob_totals") ?? 0
-    }
-
     private func record(_ report: LogStore.SweepReport) throws {
         guard !core.isInMemory else {
             core.manifest.withLock { $0.lastSweepDate = report.date; $0.lastSweep = report }
@@ -376,16 +344,5 @@ struct StepSize: Sendable {
         let byTime = Double(done) * target.seconds / max(took.seconds, 1e-4)
         let byBytes = Double(done) * Double(byteLimit) / Double(max(wrote, 1))
         rows = min(max(Int(min(byTime, byBytes)), range.lowerBound), range.upperBound)
-    }
-}
-
-extension LogStore.Configuration {
-    /// The share of ``sizeLimit`` at which the sweep trims for size: 0.85, so what is logged
-    /// while a size sweep runs still fits under the limit. Fixed; shown by `logstore sweep`.
-    public static let sizeSweepThresholdRatio = 0.85
-
-    /// The size at which a sweep trims for size (``sizeSweepThresholdRatio`` of ``sizeLimit``).
-    var sizeSweepThreshold: Int64 {
-        Int64(Double(sizeLimit) * Self.sizeSweepThresholdRatio)
     }
 }

@@ -22,12 +22,12 @@ struct SizeWatch: Sendable {
         return true
     }
 
-    /// The store's size as the size sweep judges it (``Sweeper/judgedBytes(_:sizeLimit:)``: the
+    /// The store's size as the size sweep judges it (``StoreSize/judgedBytes(_:sizeLimit:)``: the
     /// pages in use and the blob files, and for a small limit the free pages and the WAL), read
     /// on the writer's connection.
     func storeSize(_ writer: BatchWriter) throws -> Int64 {
         // `limit` is the threshold, the size limit's fixed share.
         let sizeLimit = Int64((Double(limit) / LogStore.Configuration.sizeSweepThresholdRatio).rounded())
-        return try Sweeper.judgedBytes(writer.connection, sizeLimit: sizeLimit)
+        return try StoreSize.judgedBytes(writer.connection, sizeLimit: sizeLimit)
     }
 }

@@ -1,0 +1,36 @@
+import Foundation
+
+/// The store's size as read on a connection: the database's pages and the blob files'
+/// bytes (`blob_totals`). Both the writer's size watch (after commits) and the sweep (before
+/// and between its rounds) judge the store by these, so they sit below both.
+enum StoreSize {
+    /// Bytes of data in the database (pages in use, not the free ones) plus the blob files.
+    static func usedBytes(_ connection: Connection) throws -> Int64 {
+        let pages = try connection.integer("PRAGMA page_count") ?? 0
+        let free = try connection.integer("PRAGMA freelist_count") ?? 0
+        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+        let files = try connection.integer("SELECT file_size FROM blob_totals") ?? 0
+        return (pages - free) * pageSize + files
+    }
+
+    /// Limits under which the size sweep judges the whole footprint (``judgedBytes(_:sizeLimit:)``).
+    static let smallStoreLimit: Int64 = 32_000_000
+
+    /// The size the size sweep judges: ``usedBytes(_:)``, and for a limit under
+    /// ``smallStoreLimit`` the free pages and the WAL too. In a large store they are a small share
+    /// of the limit, and counting them started sweeps that found nothing to trim; in a small one
+    /// the WAL readers keep from wrapping (about 2 MB under full load) and the pages freed by the
+    /// last step are a quarter of an 8 MB limit, so only counting them holds it.
+    static func judgedBytes(_ connection: Connection, sizeLimit: Int64) throws -> Int64 {
+        let used = try usedBytes(connection)
+        guard sizeLimit < smallStoreLimit else { return used }
+        let free = try connection.integer("PRAGMA freelist_count") ?? 0
+        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+        return used + free * pageSize + StoreFiles.fileSize(URL(fileURLWithPath: connection.path + "-wal"))
+    }
+
+    /// Bytes of blobs as stored, inline and in files.
+    static func blobBytes(_ connection: Connection) throws -> Int64 {
+        try connection.integer("SELECT size FROM blob_totals") ?? 0
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Row counts read in one go for ``LogStore/info()``.
+struct StoreCounts: Sendable {
+    var messages: Int
+    var tasks: Int
+    var blobs: Int
+    /// Bytes of bodies as stored, inline and in files.
+    var blobBytes: Int64
+    var blobDecompressedBytes: Int64
+    /// Bytes of the bodies stored as files in `blobs/`.
+    var blobFileBytes: Int64
+    var sessions: Int
+    var schemaVersion: Int
+    var pageBytes: Int64
+
+    init(connection: Connection) throws {
+        messages = Int(try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
+        sessions = Int(try connection.integer("SELECT count(*) FROM sessions") ?? 0)
+        schemaVersion = try Migrations.currentVersion(connection)
+        guard schemaVersion >= Migrations.firstVersionWithTasks else {
+            (tasks, blobs, blobBytes, blobDecompressedBytes, blobFileBytes) = (0, 0, 0, 0, 0)
+            pageBytes = try Self.pageBytes(connection)
+            return
+        }
+        tasks = Int(try connection.integer("SELECT count(*) FROM tasks") ?? 0)
+        // Schema 2 (a read-only older store) has no totals table: count the rows.
+        let statement = try connection.prepare(schemaVersion >= Migrations.firstVersionWithBlobTotals ? """
+            SELECT count, size, decompressed_size, file_size FROM blob_totals
+            """ : """
+            SELECT count(*), coalesce(sum(size), 0), coalesce(sum(decompressed_size), 0),
+                   coalesce(sum(CASE WHEN data IS NULL THEN size ELSE 0 END), 0)
+            FROM blobs
+            """)
+        _ = try statement.step()
+        blobs = statement.int(at: 0)
+        blobBytes = statement.int64(at: 1)
+        blobDecompressedBytes = statement.int64(at: 2)
+        blobFileBytes = statement.int64(at: 3)
+        pageBytes = try Self.pageBytes(connection)
+    }
+
+    private static func pageBytes(_ connection: Connection) throws -> Int64 {
+        let pages = try connection.integer("PRAGMA page_count") ?? 0
+        let pageSize = try connection.integer("PRAGMA page_size") ?? 0
+        return pages * pageSize
+    }
+}
