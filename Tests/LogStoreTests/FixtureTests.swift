@@ -23,7 +23,7 @@ import Testing
             let info = try await store.info()
             #expect(info.messageCount == 500)
             #expect(info.storeVersion == LogStore.Version(1, 0, 0))
-            #expect(info.schemaVersion == LogStore.Version(3, 0, 0))  // migrated forward at open
+            #expect(info.schemaVersion == LogStore.Version(4, 0, 0))  // migrated forward at open
             #expect(info.sessionCount == 3)  // the fixture's two, and this open's
             #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 31)
             #expect(try await store.count(MessageQuery(levels: .critical ... .critical)) == 2)
@@ -65,11 +65,34 @@ import Testing
 
     static let v2TaskID = UUID(uuidString: "44226B34-E7CF-4DC1-ACBB-7B3E233D0EEC")!
 
+    /// The last store of schema 3 (library 0.2.0) migrates to 4 in place: every row stays, and
+    /// its technical messages lose their placeholder source location.
+    @Test func storeV3MigratesInPlaceAndKeepsEverything() async throws {
+        try await withCopy(of: "store-v3.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [])
+            let info = try await store.info()
+            #expect(info.schemaVersion == LogStore.Version(4, 0, 0))
+            #expect(info.messageCount == 400)
+            #expect(info.taskCount == 40)
+            #expect(info.blobCount == 39)
+            #expect(try await store.count(MessageQuery(levels: .error ... .critical)) == 8)
+            let technical = try await allMessages(store, MessageQuery(includesTaskMessages: true)).filter { $0.file == nil }
+            #expect(technical.count == 38)
+            #expect(technical.allSatisfy { $0.function == nil && $0.line == nil && $0.threadID == nil })
+            let task = try #require(try await store.task(id: #require(UUID(uuidString: "257C4354-3006-4741-B274-E98093BC628A"))))
+            #expect(task.summary.host == "catalog.shop.internal")
+            #expect(task.summary.statusCode == 200)
+            let check = try await store.read { db in try db.scalar("PRAGMA integrity_check") }
+            #expect(check == .text("ok"))
+            try await store.close()
+        }
+    }
+
     @Test func storeV2MigratesAndKeepsItsTasks() async throws {
         try await withCopy(of: "store-v2.logstore") { url in
             let store = try await LogStore(storeURL: url, options: [])
             let info = try await store.info()
-            #expect(info.schemaVersion == LogStore.Version(3, 0, 0))
+            #expect(info.schemaVersion == LogStore.Version(4, 0, 0))
             #expect(info.messageCount == 400)
             #expect(info.taskCount == 40)
             #expect(info.blobCount == 43)

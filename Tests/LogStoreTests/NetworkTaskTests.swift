@@ -81,6 +81,29 @@ struct NetworkTaskTests {
         }
     }
 
+    /// No caller's code or thread makes a task's technical message: its source location is
+    /// NULL in the database and `nil` in the API, not `""` and `0`.
+    @Test func aTechnicalMessageHasNoSourceLocation() async throws {
+        try await withTemporaryStore { store, _ in
+            store.storeMessage(label: "app", level: .info, message: "logged by code")
+            store.storeRequest(NetworkRequest(url: Self.url), response: NetworkResponse(statusCode: 200), error: nil, data: nil)
+            try await store.flush()
+            let messages = try await allMessages(store, MessageQuery(includesTaskMessages: true))
+            let technical = try #require(messages.first { $0.label != "app" })
+            #expect(technical.file == nil && technical.function == nil && technical.line == nil)
+            #expect(technical.threadID == nil)
+            let logged = try #require(messages.first { $0.label == "app" })
+            #expect(logged.file == "NetworkTaskTests.swift" && logged.line != nil && logged.threadID != nil)
+            let nulls = try await store.read { db in
+                try db.scalar("""
+                    SELECT count(*) FROM messages WHERE task_id IS NOT NULL
+                        AND file IS NULL AND function IS NULL AND line IS NULL AND thread_id IS NULL
+                    """)
+            }
+            #expect(nulls == .integer(1))
+        }
+    }
+
     @Test func failuresRaiseTheTechnicalMessageToError() async throws {
         try await withTemporaryStore { store, _ in
             store.storeRequest(NetworkRequest(url: Self.url), response: NetworkResponse(url: Self.url, statusCode: 503),

@@ -8,14 +8,17 @@ enum Migrations {
 
     static let all: [Step] = [
         Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
+        Step(sql: "", apply: Schema.version4),
     ]
 
     /// One migration.
-    struct Step {
+    struct Step: Sendable {
         let sql: String
         /// The step drops and recreates a table other tables refer to: it runs with foreign keys
         /// off (they cannot be switched inside a transaction) and checks them before committing.
         var rebuildsTables = false
+        /// A step that needs more than static SQL (it reads the schema first), run after `sql`.
+        var apply: (@Sendable (Connection) throws(DatabaseError) -> Void)?
     }
 
     /// The first schema version with network tasks and blobs. A read-only store of an earlier
@@ -47,7 +50,8 @@ enum Migrations {
             let migrated = Result { try connection.transaction {
                 // Another process may have migrated since the version was read outside.
                 guard try currentVersion(connection) == version else { return }
-                try connection.execute(step.sql)
+                if !step.sql.isEmpty { try connection.execute(step.sql) }
+                try step.apply?(connection)
                 if step.rebuildsTables, try connection.integer("PRAGMA foreign_key_check") != nil {
                     throw DatabaseError(
                         extendedCode: 787,  // SQLITE_CONSTRAINT_FOREIGNKEY

@@ -44,10 +44,10 @@ final class BatchWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
+    /// A network task's technical message has no source location: its columns stay NULL.
     static let insertTechnicalMessageSQL = """
-        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
-                              thread_id, task_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, task_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
         """
 
     /// The bodies of network tasks.
@@ -126,7 +126,6 @@ final class BatchWriter {
         let labelID = try labelID(for: message.label)
         let statement = try connection.cachedStatement(
             taskRowID == nil ? Self.insertMessageSQL : Self.insertTechnicalMessageSQL)
-        if let taskRowID { statement.bind(taskRowID, at: 11) }
         statement.bind(message.createdAt.timeIntervalSince1970, at: 1)
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(message.level.rawValue), at: 3)
@@ -142,10 +141,14 @@ final class BatchWriter {
         } else {
             statement.bindNull(at: 6)
         }
-        statement.bind(Self.lastPathComponent(message.file), at: 7)
-        statement.bind(message.function, at: 8)
-        statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
-        statement.bind(Int64(message.threadID), at: 10)
+        if let taskRowID {
+            statement.bind(taskRowID, at: 7)
+        } else {
+            statement.bind(Self.lastPathComponent(message.file), at: 7)
+            statement.bind(message.function, at: 8)
+            statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
+            statement.bind(Int64(message.threadID), at: 10)
+        }
         try statement.run()
         batchRange.add(id: connection.lastInsertRowID, createdAt: message.createdAt.timeIntervalSince1970)
         if taskRowID == nil { count(labelID: labelID, level: message.level) }

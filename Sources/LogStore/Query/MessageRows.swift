@@ -23,10 +23,10 @@ enum MessageRows {
                     label: labels.name(for: statement.int64(at: 3)),
                     text: statement.string(at: 4),
                     metadata: LogStore.decodeMetadata(statement.optionalString(at: 5)),
-                    file: statement.string(at: 6),
-                    function: statement.string(at: 7),
-                    line: statement.int(at: 8),
-                    threadID: Int32(truncatingIfNeeded: statement.int64(at: 9)),
+                    file: statement.optionalString(at: 6),
+                    function: statement.optionalString(at: 7),
+                    line: statement.isNull(at: 8) ? nil : statement.int(at: 8),
+                    threadID: statement.isNull(at: 9) ? nil : Int32(truncatingIfNeeded: statement.int64(at: 9)),
                     threadName: threads.name(session: statement.int64(at: 10), thread: statement.int64(at: 9)),
                     sessionID: sessions.uuid(for: statement.int64(at: 10))))
         }

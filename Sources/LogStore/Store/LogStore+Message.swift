@@ -17,16 +17,17 @@ extension LogStore {
         /// ``LogStore/maxMetadataBytes`` is one `_truncated` string; stored text that is not a
         /// JSON object (written by another tool) is kept whole as one `_raw` string.
         public var metadata: Metadata
-        /// The source file's name (last path component); empty for the technical message of a
-        /// network task, which has no source location.
-        public var file: String
-        /// The function that logged it; empty for a network task's technical message.
-        public var function: String
-        /// The source line; 0 for a network task's technical message.
-        public var line: Int
-        /// The OS thread id of the caller; 0 for a network task's technical message (the writer
-        /// makes it, no caller's thread does).
-        public var threadID: Int32
+        /// The source file's name (last path component); `nil` for the technical message of a
+        /// network task, which has no source location (stores of schema 3 and older, opened
+        /// read-only, show those as `""`, `0`).
+        public var file: String?
+        /// The function that logged it; `nil` for a network task's technical message.
+        public var function: String?
+        /// The source line; `nil` for a network task's technical message.
+        public var line: Int?
+        /// The OS thread id of the caller; `nil` for a network task's technical message (the
+        /// writer makes it, no caller's thread does).
+        public var threadID: Int32?
         /// The caller thread's name, when it had one.
         public var threadName: String?
         /// The session (process run) that logged it.
