@@ -95,22 +95,17 @@ struct WriteFailureTests {
         let reported = Recorder<[LogStoreError]>([])
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .milliseconds(20)
-        configuration.inlineBlobLimit = 1_024
-        configuration.isBlobCompressionEnabled = false
         configuration.onWriteError = { error in reported.update { $0.append(error) } }
-        try await withTemporaryStore(configuration: configuration) { store, url in
-            // `blobs/` is a file: no body file can be written, every time.
-            let blobs = url.appendingPathComponent("blobs")
-            try? FileManager.default.removeItem(at: blobs)
-            try Data("not a directory".utf8).write(to: blobs)
-
-            var generator = SeededRandom(seed: 9)
-            let body = Data((0..<8_192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            // A value SQLite refuses (a URL longer than the connection's length limit) fails its
+            // task's insert every time, and nothing else.
+            try await store.core.write { writer in _ = writer.connection.setLengthLimit(4_096) }
+            let events = store.subscribeEvents()
+            let url = URL(string: "https://api.example.com/upload?q=" + String(repeating: "x", count: 8_000))
             store.storeMessage(label: "app", level: .info, message: "one")
             store.storeRequest(
-                NetworkRequest(url: URL(string: "https://api.example.com/upload"), method: "GET"),
-                response: NetworkResponse(url: URL(string: "https://api.example.com/upload"), statusCode: 200),
-                error: nil, data: body)
+                NetworkRequest(url: url, method: "GET"), response: NetworkResponse(url: url, statusCode: 200),
+                error: nil, data: Data("{}".utf8))
             store.storeMessage(label: "app", level: .info, message: "two")
             // The first rounds retry the whole batch (the cause may clear); then the body is
             // found and set aside, and the rest commits.
@@ -140,6 +135,13 @@ struct WriteFailureTests {
             try await store.flush()
             #expect(try await store.info().rejectedEventCount == 1)
             #expect(try await allMessages(store, MessageQuery(labels: ["app"])).count == 3)
+
+            // Subscribers see what was stored, not the event set aside.
+            let published = try await collect(events, upTo: 3)
+            #expect(published.compactMap { event -> String? in
+                if case .messageStored(let message) = event { return message.message }
+                return "task"
+            } == ["one", "two", "three"])
         }
     }
 

@@ -36,6 +36,8 @@ extension BatchWriter {
 
     /// An event set aside, with the error it failed with on its own.
     struct RejectedEvent {
+        /// Its place in the batch.
+        var index: Int
         var event: LogStore.Event
         var error: any Error
     }
@@ -78,7 +80,7 @@ extension BatchWriter {
         guard range.count > 1 else {
             // A hole cannot fail on its own: the failure is the store's, retry.
             guard let event = events[range.lowerBound] else { return CommitFailure(index: range.lowerBound, error: error) }
-            rejected.append(RejectedEvent(event: event, error: error))
+            rejected.append(RejectedEvent(index: range.lowerBound, event: event, error: error))
             return nil
         }
         let middle = range.lowerBound + range.count / 2
@@ -106,7 +108,10 @@ extension BatchWriter {
             switch error {
             case .database(let cause): return failsEverything(cause)
             case .writeFailed(let cause): return failsEverything(cause)
-            case .fileSystem(_, _, let code): return code == ENOSPC || code == EDQUOT || code == EIO
+            // A body file that cannot be written is the store's directory failing (full, out of
+            // descriptors, read-only, removed, wrong permissions): every other body would fail the
+            // same way, so none is set aside for it. Only a file too large is one body's own.
+            case .fileSystem(_, _, let code): return code != EFBIG
             default: return false
             }
         default:

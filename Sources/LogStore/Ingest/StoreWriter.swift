@@ -378,10 +378,14 @@ final class StoreWriter: Sendable {
                     writer.reportedDropCount = dropped
                 }
                 if let failure = outcome.failure {
-                    // What committed stays committed; the rest goes back to the head of the
-                    // buffer, where it counts against the bound and waits for the retry.
+                    // What committed stays committed (and is published); the rest goes back to
+                    // the head of the buffer, where it counts against the bound and waits for
+                    // the retry.
                     writer.recordRound(failed: true)
-                    putBack(events[failure.index...], taken: batch.taken)
+                    let failed = Array(events[failure.index...])
+                    events.removeSubrange(failure.index...)
+                    publish(events, notice: committedNotice, without: rejected)
+                    putBack(failed[...], taken: batch.taken)
                     reportRejected(rejected)
                     reportFailure(failure.error, upTo: lastTicket)
                     return .failed
@@ -400,15 +404,27 @@ final class StoreWriter: Sendable {
             roomWaiters.wakeAll()
             reportRejected(rejected)
             lastCommitNanoseconds.store(longestCommit.nanoseconds, ordering: .relaxed)
-            if broadcaster.hasSubscribers {
-                var published = committedNotice.map { [LogStore.Event.messageStored($0)] } ?? []
-                published.append(contentsOf: events.lazy.compactMap { $0 })
-                broadcaster.publish(published)
-            }
+            publish(events, notice: committedNotice, without: rejected)
             buffer.recycle(&events)
             reportCommit(upTo: lastTicket)
             return .wrote
         }
+    }
+
+    /// Publishes committed events to the subscribers: the drop notice first, then `events` but
+    /// the ones set aside (never stored).
+    private func publish(
+        _ events: [LogStore.Event?], notice: LogStore.Event.MessageCreated?, without rejected: [BatchWriter.RejectedEvent]
+    ) {
+        guard broadcaster.hasSubscribers else { return }
+        var published = notice.map { [LogStore.Event.messageStored($0)] } ?? []
+        if rejected.isEmpty {
+            published.append(contentsOf: events.lazy.compactMap { $0 })
+        } else {
+            let setAside = Set(rejected.map(\.index))
+            published.append(contentsOf: events.indices.lazy.filter { !setAside.contains($0) }.compactMap { events[$0] })
+        }
+        broadcaster.publish(published)
     }
 
     /// Puts the events of a failed commit back at the head of the buffer, with those of the
