@@ -36,7 +36,7 @@ struct BlobStoreTests {
             let past = Date(timeIntervalSinceNow: -3600)
             try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: file.path)
             try fixture.commit { blobs in _ = try blobs.store(Data(body)) }
-            let modified = try #require(StoreFiles.modificationDate(file))
+            let modified = try #require(Files.modificationDate(file))
             #expect(abs(modified.timeIntervalSince(past)) < 1)
             #expect(try fixture.row(key)?.linkCount == 2)
         }
@@ -52,17 +52,17 @@ struct BlobStoreTests {
             let file = fixture.fileURL(reference.key)
             #expect(try fixture.commit { try $0.unlink(rowID: reference.rowID) } == 1)
             #expect(try fixture.row(reference.key)?.linkCount == 1)
-            #expect(StoreFiles.exists(file))
+            #expect(Files.exists(file))
 
             try fixture.connection.transaction {
                 let links = try fixture.blobs.unlink(key: reference.key)
                 #expect(links == 0)
-                #expect(StoreFiles.exists(file))  // inside the transaction
+                #expect(Files.exists(file))  // inside the transaction
             }
             #expect(try fixture.row(reference.key) == nil)
-            #expect(StoreFiles.exists(file))  // committed, but didCommit not called yet
+            #expect(Files.exists(file))  // committed, but didCommit not called yet
             #expect(fixture.blobs.didCommit().isEmpty)
-            #expect(!StoreFiles.exists(file))
+            #expect(!Files.exists(file))
             #expect(try fixture.read(reference.key.hex) == nil)
 
             #expect(try fixture.commit { try $0.unlink(rowID: reference.rowID) } == nil)
@@ -88,7 +88,7 @@ struct BlobStoreTests {
             try fixture.rollBack { blobs in
                 _ = try blobs.store(large)
                 _ = try blobs.store(small)
-                #expect(StoreFiles.exists(fixture.fileURL(SHA1.hash(large))))
+                #expect(Files.exists(fixture.fileURL(SHA1.hash(large))))
             }
             #expect(try fixture.rowCount() == 0)
             #expect(try fixture.blobFileNames() == [])
@@ -166,9 +166,9 @@ struct BlobStoreTests {
         try await withBlobStore { fixture in
             let blobsDirectory = BlobStore.blobsDirectory(in: fixture.directory)
             try fixture.commit { blobs in _ = try blobs.store(blobJSON(1_000, seed: 9)) }
-            #expect(!StoreFiles.exists(blobsDirectory))  // inline only so far
+            #expect(!Files.exists(blobsDirectory))  // inline only so far
             try fixture.commit { blobs in _ = try blobs.store(blobRandomBytes(20_000, seed: 9)) }
-            #expect(StoreFiles.isDirectory(blobsDirectory))
+            #expect(Files.isDirectory(blobsDirectory))
             // Removed behind the store's back: created again.
             try FileManager.default.removeItem(at: blobsDirectory)
             let body = blobRandomBytes(20_000, seed: 10)
@@ -192,7 +192,7 @@ struct BlobStoreTests {
                 #expect(row.size == limit + offset)
                 #expect(row.compression == 0)
                 #expect(row.isInline == expectInline, "stored size \(limit + offset)")
-                #expect(StoreFiles.exists(fixture.fileURL(reference.key)) == !expectInline)
+                #expect(Files.exists(fixture.fileURL(reference.key)) == !expectInline)
             }
         }
     }
@@ -243,7 +243,7 @@ struct BlobStoreTests {
             let body = blobRandomBytes(1 << 20, seed: 13)
             let reference = try fixture.commit { try $0.store(body) }
             #expect(try fixture.row(reference.key)?.isInline == true)
-            #expect(!StoreFiles.exists(BlobStore.blobsDirectory(in: fixture.directory)))
+            #expect(!Files.exists(BlobStore.blobsDirectory(in: fixture.directory)))
             let read = try BlobStore.data(
                 forKey: reference.key.hex, connection: fixture.connection, directory: nil, maxSize: 1 << 20)
             #expect(read == Data(body))
@@ -518,7 +518,7 @@ private struct BlobFixture {
     /// The names in `blobs/`, sorted (none when it does not exist).
     func blobFileNames() throws -> [String] {
         let url = BlobStore.blobsDirectory(in: directory)
-        return StoreFiles.exists(url) ? try directoryListing(url) : []
+        return Files.exists(url) ? try directoryListing(url) : []
     }
 
     func rowCount() throws -> Int64 {

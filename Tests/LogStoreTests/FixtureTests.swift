@@ -79,7 +79,8 @@ import Testing
             let technical = try await allMessages(store, MessageQuery(includesTaskMessages: true)).filter { $0.file == nil }
             #expect(technical.count == 38)
             #expect(technical.allSatisfy { $0.function == nil && $0.line == nil && $0.threadID == nil })
-            let task = try #require(try await store.task(id: #require(UUID(uuidString: "257C4354-3006-4741-B274-E98093BC628A"))))
+            let taskID = try #require(UUID(uuidString: "257C4354-3006-4741-B274-E98093BC628A"))
+            let task = try #require(try await store.task(id: taskID))
             #expect(task.summary.host == "catalog.shop.internal")
             #expect(task.summary.statusCode == 200)
             let check = try await store.read { db in try db.scalar("PRAGMA integrity_check") }

@@ -12,9 +12,12 @@ extension BlobStore {
     /// Names in `blobs/` starting with this are temporary files.
     static let temporaryPrefix = ".tmp-"
 
+    /// The name of the blob files' directory inside a store's directory.
+    static let directoryName = "blobs"
+
     /// The `blobs/` directory of the store at `directory`.
     static func blobsDirectory(in directory: URL) -> URL {
-        directory.appendingPathComponent(StoreFiles.blobsDirectoryName, isDirectory: true)
+        directory.appendingPathComponent(directoryName, isDirectory: true)
     }
 
     /// The file of the blob `key` in the store at `directory` (which exists only for blobs
@@ -103,7 +106,7 @@ extension BlobStore {
             guard code == EEXIST else {
                 throw LogStoreError.fileSystem(blobsDirectory, operation: "create the directory", errno: code)
             }
-            guard StoreFiles.isDirectory(blobsDirectory) else {
+            guard Files.isDirectory(blobsDirectory) else {
                 throw LogStoreError.fileSystem(blobsDirectory, operation: "create the directory", errno: ENOTDIR)
             }
         } else if settings.durability == .durable, let directory {
@@ -312,7 +315,7 @@ extension BlobStore {
         let cutoff = now.timeIntervalSince1970 - age
         var removed = (files: 0, bytes: Int64(0))
         // The whole listing first: claiming renames files inside the directory being listed.
-        for name in try StoreFiles.directoryEntries(blobsDirectory) {
+        for name in try Files.directoryEntries(blobsDirectory) {
             let path = blobsDirectory.appendingPathComponent(name, isDirectory: false).path
             guard let info = regularFileStatus(path), modificationTime(info) < cutoff else { continue }
             if name.hasPrefix(temporaryPrefix) {

@@ -1,8 +1,10 @@
 import Foundation
+import Glibc
 
-/// The store's size as read on a connection: the database's pages and the blob files'
-/// bytes (`blob_totals`). Both the writer's size watch (after commits) and the sweep (before
-/// and between its rounds) judge the store by these, so they sit below both.
+/// The store's size as read on a connection (the database's pages and the blob files' bytes,
+/// `blob_totals`) and as the file system counts it. Both the writer's size watch (after
+/// commits) and the sweep (before and between its rounds) judge the store by these, so they sit
+/// below both.
 enum StoreSize {
     /// Bytes of data in the database (pages in use, not the free ones) plus the blob files.
     static func usedBytes(_ connection: Connection) throws -> Int64 {
@@ -26,11 +28,32 @@ enum StoreSize {
         guard sizeLimit < smallStoreLimit else { return used }
         let free = try connection.integer("PRAGMA freelist_count") ?? 0
         let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
-        return used + free * pageSize + StoreFiles.fileSize(URL(fileURLWithPath: connection.path + "-wal"))
+        return used + free * pageSize + Files.fileSize(URL(fileURLWithPath: connection.path + "-wal"))
     }
 
     /// Bytes of blobs as stored, inline and in files.
     static func blobBytes(_ connection: Connection) throws -> Int64 {
         try connection.integer("SELECT size FROM blob_totals") ?? 0
+    }
+
+    /// The bytes the store's files take on disk (allocated blocks, as `du` counts them): the
+    /// database, its WAL and shared memory, the manifest and everything in `blobs/`.
+    /// - Throws: ``LogStoreError/fileSystem(_:operation:errno:)`` when a directory cannot be
+    ///   listed (a missing one counts as empty): a size of 0 would mislead the sweep's report.
+    static func diskUsage(of directory: URL) throws -> Int64 {
+        func allocated(_ path: String) -> Int64 {
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }
+            return Int64(info.st_blocks) * 512
+        }
+        var total: Int64 = 0
+        for name in try Files.directoryEntries(directory) {
+            total += allocated(directory.appendingPathComponent(name).path)
+        }
+        let blobs = BlobStore.blobsDirectory(in: directory)
+        for name in try Files.directoryEntries(blobs) {
+            total += allocated(blobs.appendingPathComponent(name).path)
+        }
+        return total
     }
 }

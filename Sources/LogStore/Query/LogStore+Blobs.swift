@@ -56,23 +56,3 @@ extension LogStore {
         }
     }
 }
-
-/// Reading `blobs` rows into summaries.
-enum BlobRows {
-    static func list(limit: Int, connection: Connection) throws -> [BlobSummary] {
-        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else { return [] }
-        let statement = try connection.prepare("""
-            SELECT lower(hex(key)), size, decompressed_size, compression, link_count, data IS NULL
-            FROM blobs ORDER BY size DESC, key LIMIT ?
-            """)
-        statement.bind(Int64(limit), at: 1)
-        var blobs: [BlobSummary] = []
-        while try statement.step() {
-            blobs.append(BlobSummary(
-                key: statement.string(at: 0), size: statement.int64(at: 1), decompressedSize: statement.int64(at: 2),
-                isCompressed: statement.int64(at: 3) != BlobStore.Compression.none.rawValue,
-                linkCount: statement.int(at: 4), storage: statement.int64(at: 5) != 0 ? .file : .inline))
-        }
-        return blobs
-    }
-}

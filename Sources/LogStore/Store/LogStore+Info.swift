@@ -85,7 +85,7 @@ extension LogStore {
         let databaseURL = core.databaseURL
         let databaseSize = core.isInMemory
             ? counts.pageBytes
-            : StoreFiles.fileSize(databaseURL) + StoreFiles.fileSize(StoreFiles.walURL(in: core.directory))
+            : Files.fileSize(databaseURL) + Files.fileSize(StoreFiles.walURL(in: core.directory))
         let writeErrors = core.writer?.writeErrors
         let setAside = core.writer?.setAsideCounts
         return Info(
@@ -94,7 +94,7 @@ extension LogStore {
             schemaVersion: .schema(counts.schemaVersion),
             libraryVersion: .library,
             creationDate: manifest.creationDate,
-            modifiedDate: StoreFiles.modificationDate(databaseURL) ?? manifest.creationDate,
+            modifiedDate: Files.modificationDate(databaseURL) ?? manifest.creationDate,
             messageCount: counts.messages,
             taskCount: counts.tasks,
             blobCount: counts.blobs,

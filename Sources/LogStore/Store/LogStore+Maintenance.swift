@@ -51,13 +51,13 @@ extension LogStore {
         let readonlyWriterConnection = core.readers == nil
         return try await core.read { connection in
             // Reads that borrow the writer's connection must not write through it.
-            if readonlyWriterConnection { try connection.execute("PRAGMA query_only = ON") }
+            if readonlyWriterConnection { try connection.setQueryOnly(true) }
             let reader = SQLReader(connection: connection, isWriterConnection: readonlyWriterConnection)
             let result = Result { try body(reader) }
             // A transaction left open, or a writer connection left query-only, would fail every
             // later write: those failures are reported here, over the body's own.
             let ended = Result { () throws(DatabaseError) in try reader.endOpenTransaction() }
-            if readonlyWriterConnection { try connection.execute("PRAGMA query_only = OFF") }
+            if readonlyWriterConnection { try connection.setQueryOnly(false) }
             try ended.get()
             return try result.get()
         }

@@ -145,7 +145,7 @@ public actor LogStore {
         let task = Task { [core, sweeper, storeURL, options] in
             // The files go either way; a commit failure does not matter any more.
             _ = await Self.shutDown(core, sweeper)
-            guard !options.contains(.inMemory), StoreFiles.exists(storeURL) else { return }
+            guard !options.contains(.inMemory), Files.exists(storeURL) else { return }
             try await Self.removeDirectory(storeURL)
         }
         lifecycle = .destroying(task)
@@ -185,7 +185,7 @@ public actor LogStore {
                     do {
                         try FileManager.default.removeItem(at: url)
                     } catch {
-                        throw LogStoreError.fileSystem(url, operation: "delete", errno: StoreFiles.errno(of: error))
+                        throw LogStoreError.fileSystem(url, operation: "delete", errno: Files.errno(of: error))
                     }
                 })
             }

@@ -1,10 +1,9 @@
 import Foundation
-import Glibc
 
-/// The files of a store directory, created owner-only: logs hold secrets.
+/// The layout of a store directory: the database and its WAL files (`blobs/` is
+/// ``BlobStore``'s), created owner-only: logs hold secrets.
 enum StoreFiles {
     static let databaseName = "logs.sqlite"
-    static let blobsDirectoryName = "blobs"
 
     static func databaseURL(in directory: URL) -> URL {
         directory.appendingPathComponent(databaseName)
@@ -26,126 +25,7 @@ enum StoreFiles {
             try FileManager.default.createDirectory(
                 at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw LogStoreError.fileSystem(url, operation: "create the directory", errno: Self.errno(of: error))
+            throw LogStoreError.fileSystem(url, operation: "create the directory", errno: Files.errno(of: error))
         }
-    }
-
-    /// Creates an empty file with mode 0600 if none exists, so SQLite (and its WAL and shared
-    /// memory files, which copy the database file's mode) never create it world-readable.
-    static func createOwnerOnlyFile(_ url: URL) throws {
-        switch SystemCall.valueOrErrno({ open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600) }) {
-        case .success(let descriptor): close(descriptor)
-        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
-        }
-    }
-
-    /// Writes `data` to a temporary file in the same directory, syncs it and renames it over
-    /// `url`, so readers see the old or the new content, never a part.
-    static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
-        case .success(let opened): descriptor = opened
-        case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
-        }
-        var failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) }
-        if failure == nil { failure = SystemCall.errnoOf { fsync(descriptor) } }
-        close(descriptor)
-        if failure == nil { failure = SystemCall.errnoOf { rename(temporary.path, url.path) } }
-        if let failure {
-            unlink(temporary.path)
-            throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code)
-        }
-    }
-
-    /// Why no file can be created in `directory` (an errno), or `nil` when one can. Used only to
-    /// explain a failure.
-    static func creationError(in directory: URL) -> Int32? {
-        let probe = directory.appendingPathComponent(".logstore-probe-\(UUID().uuidString)")
-        switch SystemCall.valueOrErrno({ open(probe.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
-        case .success(let descriptor): close(descriptor)
-        case .failure(let error): return error.code
-        }
-        unlink(probe.path)
-        return nil
-    }
-
-    /// The bytes a file takes, or 0 when it does not exist.
-    static func fileSize(_ url: URL) -> Int64 {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return 0 }
-        return Int64(info.st_size)
-    }
-
-    /// The names in `directory` (without `.` and `..`); none when it does not exist.
-    static func directoryEntries(_ directory: URL) throws -> [String] {
-        let stream: OpaquePointer
-        switch SystemCall.valueOrErrno({ opendir(directory.path) }) {
-        case .success(let opened): stream = opened
-        case .failure(let error) where error.code == ENOENT: return []
-        case .failure(let error): throw LogStoreError.fileSystem(directory, operation: "list", errno: error.code)
-        }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: pointer.pointee)) {
-                    String(cString: $0)
-                }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    /// The bytes the store's files take on disk (allocated blocks, as `du` counts them): the
-    /// database, its WAL and shared memory, the manifest and everything in `blobs/`.
-    /// - Throws: ``LogStoreError/fileSystem(_:operation:errno:)`` when a directory cannot be
-    ///   listed (a missing one counts as empty): a size of 0 would mislead the sweep's report.
-    static func diskUsage(of directory: URL) throws -> Int64 {
-        func allocated(_ path: String) -> Int64 {
-            var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }
-            return Int64(info.st_blocks) * 512
-        }
-        var total: Int64 = 0
-        for name in try directoryEntries(directory) {
-            total += allocated(directory.appendingPathComponent(name).path)
-        }
-        let blobs = directory.appendingPathComponent(blobsDirectoryName)
-        for name in try directoryEntries(blobs) {
-            total += allocated(blobs.appendingPathComponent(name).path)
-        }
-        return total
-    }
-
-    /// A file's modification date, when it exists.
-    static func modificationDate(_ url: URL) -> Date? {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
-        return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-    }
-
-    /// Whether `url` is an existing directory.
-    static func isDirectory(_ url: URL) -> Bool {
-        var info = stat()
-        return stat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    /// Whether anything exists at `url`.
-    static func exists(_ url: URL) -> Bool {
-        var info = stat()
-        return lstat(url.path, &info) == 0
-    }
-
-    /// The POSIX errno behind a Foundation file error (EIO when it names none).
-    static func errno(of error: any Error) -> Int32 {
-        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain
-        {
-            return Int32(underlying.code)
-        }
-        return EIO
     }
 }

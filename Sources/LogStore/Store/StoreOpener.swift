@@ -3,9 +3,6 @@ import Foundation
 /// Opens (and when asked, creates) a store: the directory, the manifest, the database with its
 /// pragmas and migrations, the session row, the writer and the readers.
 enum StoreOpener {
-    /// How long a connection waits for another process's lock before failing with SQLITE_BUSY.
-    static let busyTimeoutMilliseconds = 5_000
-
     struct Opened: Sendable {
         let core: StoreCore
         let session: LogStore.Session
@@ -29,8 +26,8 @@ enum StoreOpener {
         if isReadonly {
             // SQLite's read-only connections create the WAL and its shared-memory file when
             // missing (and the directory allows it); closing must then take them away again.
-            let createsWALFiles = !StoreFiles.exists(StoreFiles.walURL(in: directory))
-                && !StoreFiles.exists(StoreFiles.sharedMemoryURL(in: directory))
+            let createsWALFiles = !Files.exists(StoreFiles.walURL(in: directory))
+                && !Files.exists(StoreFiles.sharedMemoryURL(in: directory))
             let readers = ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
             // Validate now, so a bad store fails at open rather than at the first query.
             let reader = try openReader(directory: directory, options: options)
@@ -97,26 +94,26 @@ enum StoreOpener {
     /// Checks (or creates) the store directory and returns its manifest.
     private static func prepareDirectory(_ directory: URL, options: LogStore.Options) throws -> Manifest {
         let canCreate = options.contains(.create) && !options.contains(.readonly)
-        if !StoreFiles.exists(directory) {
+        if !Files.exists(directory) {
             guard canCreate else { throw LogStoreError.fileDoesntExist(directory) }
             try StoreFiles.createDirectory(directory)
             return try createManifest(in: directory)
         }
-        guard StoreFiles.isDirectory(directory) else {
+        guard Files.isDirectory(directory) else {
             throw LogStoreError.storeInvalid(directory, reason: "it is a file, not a store directory")
         }
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
-        if !StoreFiles.exists(manifestURL) {
+        if !Files.exists(manifestURL) {
             // An empty directory (made by the caller) may become a store; anything else is not ours.
             // One that cannot be listed is reported, never taken for empty.
-            let contents = try StoreFiles.directoryEntries(directory)
+            let contents = try Files.directoryEntries(directory)
             guard canCreate, contents.isEmpty else {
                 throw LogStoreError.storeInvalid(directory, reason: "manifest.json is missing")
             }
             return try createManifest(in: directory)
         }
         let manifest = try Manifest.read(in: directory)
-        if !StoreFiles.exists(StoreFiles.databaseURL(in: directory)), options.contains(.readonly) {
+        if !Files.exists(StoreFiles.databaseURL(in: directory)), options.contains(.readonly) {
             throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is missing")
         }
         return manifest
@@ -136,11 +133,11 @@ enum StoreOpener {
             connection = try translate(directory) { try Connection(path: ":memory:", mode: .readWrite(create: true)) }
         } else {
             let url = StoreFiles.databaseURL(in: directory)
-            try StoreFiles.createOwnerOnlyFile(url)
+            try Files.createOwnerOnlyFile(url)
             connection = try translate(directory) { try Connection(path: url.path, mode: .readWrite(create: false)) }
         }
         try translate(directory) {
-            try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+            try connection.setBusyTimeout()
             try checkVersion(connection)
             let isEmpty = try Migrations.currentVersion(connection) == 0
                 && (try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0) == 0
@@ -220,7 +217,7 @@ enum StoreOpener {
     /// file cannot be opened for writing, the files stay, as they would with any SQLite reader.
     static func removeWALFilesIfUnused(directory: URL) {
         let wal = StoreFiles.walURL(in: directory)
-        guard StoreFiles.exists(wal), StoreFiles.fileSize(wal) == 0 else { return }
+        guard Files.exists(wal), Files.fileSize(wal) == 0 else { return }
         // No busy timeout: a connection that has to wait is not the last one.
         guard let connection = try? Connection(path: StoreFiles.databaseURL(in: directory).path, mode: .readWrite(create: false))
         else { return }
@@ -231,7 +228,7 @@ enum StoreOpener {
 
     private static func openReadOnly(path: String) throws -> Connection {
         let connection = try Connection(path: path, mode: .readOnly)
-        try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+        try connection.setBusyTimeout()
         try checkVersion(connection)
         return connection
     }
@@ -245,7 +242,7 @@ enum StoreOpener {
         } catch let error as DatabaseError where error.isCannotOpen {
             // SQLite reports the errno of its last attempt (often the WAL's), which can mislead:
             // a directory nobody may create files in is the usual cause, so say that when true.
-            if let code = StoreFiles.creationError(in: directory) {
+            if let code = Files.creationError(in: directory) {
                 throw LogStoreError.fileSystem(directory, operation: "create files in", errno: code)
             }
             throw LogStoreError.fileSystem(

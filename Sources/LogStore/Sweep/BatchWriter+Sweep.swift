@@ -247,9 +247,9 @@ extension BatchWriter {
     ///   it as a busy row) or the busy timeout cannot be restored, which is reported first: a
     ///   writer left without it would fail at the next lock another process holds.
     func truncateWAL() throws {
-        try connection.execute("PRAGMA busy_timeout = 0")
+        try connection.setBusyTimeout(milliseconds: 0)
         let checkpoint = Result { () throws(DatabaseError) in try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
-        try connection.execute("PRAGMA busy_timeout = \(StoreOpener.busyTimeoutMilliseconds)")
+        try connection.setBusyTimeout()
         try checkpoint.get()
     }
 

@@ -72,7 +72,7 @@ final class Sweeper: Sendable {
         if core.isInMemory {
             return try await core.read { try StoreSize.usedBytes($0) }
         }
-        return try StoreFiles.diskUsage(of: core.directory)
+        return try StoreSize.diskUsage(of: core.directory)
     }
 
     private func run(_ trigger: LogStore.SweepReport.Trigger) async throws -> LogStore.SweepReport {

@@ -1,0 +1,149 @@
+import Foundation
+
+/// Reading `tasks` rows into summaries and details.
+enum TaskRows {
+    static let columns = """
+        t.id, t.uuid, s.uuid, l.name, t.created_at, t.task_type, t.state, t.method, t.url, t.host, t.status_code,
+        t.error_code, t.error_domain, t.error_description, t.content_type, t.duration, t.request_body_size,
+        t.response_body_size, t.progress_completed, t.progress_total
+        """
+
+    static func page(_ query: TaskQuery, connection: Connection) throws -> TaskPage {
+        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else {
+            return TaskPage(tasks: [], nextCursor: nil)
+        }
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        func anyOf(_ column: String, _ values: [DatabaseValue]) {
+            guard !values.isEmpty else { return }
+            conditions.append("\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ",")))")
+            arguments += values
+        }
+        anyOf("t.host", query.hosts.map { .text($0.lowercased()) })
+        anyOf("t.method", query.methods.map { .text($0.uppercased()) })
+        anyOf("t.state", query.states.map { .integer(Int64($0.rawValue)) })
+        anyOf("l.name", query.labels.map { .text($0) })
+        anyOf("s.uuid", query.sessions.map { .text($0.uuidString) })
+        if let codes = query.statusCodes {
+            conditions.append("t.status_code BETWEEN ? AND ?")
+            arguments += [.integer(Int64(codes.lowerBound)), .integer(Int64(codes.upperBound))]
+        }
+        if let since = query.since {
+            conditions.append("t.created_at >= ?")
+            arguments.append(.real(since.timeIntervalSince1970))
+        }
+        if let until = query.until {
+            conditions.append("t.created_at < ?")
+            arguments.append(.real(until.timeIntervalSince1970))
+        }
+        let newestFirst = query.order == .newestFirst
+        if let cursor = query.cursor {
+            conditions.append(newestFirst ? "t.id < ?" : "t.id > ?")
+            arguments.append(.integer(cursor.lastID))
+        }
+        let pageSize = max(1, query.limit)
+        var sql = "SELECT \(columns) FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN labels l ON l.id = t.label_id"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += (newestFirst ? " ORDER BY t.id DESC" : " ORDER BY t.id ASC") + " LIMIT \(pageSize + 1)"
+        let statement = try connection.prepare(sql)
+        try statement.bind(arguments)
+        var tasks: [NetworkTaskSummary] = []
+        while try statement.step() {
+            tasks.append(summary(statement))
+        }
+        let hasNext = tasks.count > pageSize
+        if hasNext { tasks.removeLast(tasks.count - pageSize) }
+        return TaskPage(tasks: tasks, nextCursor: hasNext ? tasks.last.map { .init(lastID: $0.rowID) } : nil)
+    }
+
+    static func details(_ id: UUID, connection: Connection) throws -> NetworkTaskDetails? {
+        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else { return nil }
+        let statement = try connection.prepare("""
+            SELECT \(columns), rq.json, rs.json, lower(hex(bq.key)), lower(hex(bs.key)), t.body_flags, t.task_description,
+                   t.decoding_error, t.metadata
+            FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN labels l ON l.id = t.label_id
+            LEFT JOIN task_heads rq ON rq.id = t.request_head_id LEFT JOIN task_heads rs ON rs.id = t.response_head_id
+            LEFT JOIN blobs bq ON bq.id = t.request_body_id LEFT JOIN blobs bs ON bs.id = t.response_body_id
+            WHERE t.uuid = ?
+            """)
+        statement.bind(id.uuidString, at: 1)
+        guard try statement.step() else { return nil }
+        let summary = summary(statement)
+        let rowID = summary.rowID
+        var undecodable: [String: String] = [:]
+        let request = decodeStored(NetworkRequest.self, statement.optionalString(at: 20), part: "request", into: &undecodable)
+        let response = decodeStored(NetworkResponse.self, statement.optionalString(at: 21), part: "response", into: &undecodable)
+        let flags = statement.int64(at: 24)
+        let metadata = decodeStored([String: String].self, statement.optionalString(at: 27), part: "metadata", into: &undecodable)
+        var details = NetworkTaskDetails(
+            summary: summary, request: request, response: response,
+            requestBodyKey: statement.isNull(at: 22) || statement.string(at: 22).isEmpty ? nil : statement.string(at: 22),
+            responseBodyKey: statement.isNull(at: 23) || statement.string(at: 23).isEmpty ? nil : statement.string(at: 23),
+            isRequestBodyOverLimit: flags & TaskBodyFlags.requestBodyOverLimit != 0,
+            isResponseBodyOverLimit: flags & TaskBodyFlags.responseBodyOverLimit != 0,
+            transactions: [], taskDescription: statement.optionalString(at: 25),
+            decodingError: statement.optionalString(at: 26),
+            metadata: metadata ?? [:])
+        details.isRequestBodyRemoved = flags & TaskBodyFlags.requestBodyDropped != 0
+        details.isResponseBodyRemoved = flags & TaskBodyFlags.responseBodyDropped != 0
+        let transactions = try connection.prepare("SELECT position, json FROM task_transactions WHERE task_id = ? ORDER BY position")
+        transactions.bind(rowID, at: 1)
+        while try transactions.step() {
+            if let transaction = decodeStored(
+                NetworkTransactionMetrics.self, transactions.string(at: 1), part: "transactions[\(transactions.int(at: 0))]",
+                into: &undecodable)
+            {
+                details.transactions.append(transaction)
+            }
+        }
+        details.undecodableJSON = undecodable
+        return details
+    }
+
+    /// Decodes a stored JSON column; text that does not decode is kept in `undecodable` under
+    /// `part` (see ``NetworkTaskDetails/undecodableJSON``), so one damaged part neither hides
+    /// the task nor vanishes without a trace.
+    private static func decodeStored<T: Decodable>(
+        _ type: T.Type, _ json: String?, part: String, into undecodable: inout [String: String]
+    ) -> T? {
+        guard let json else { return nil }
+        do {
+            return try StoreJSON.decoder.decode(type, from: Data(json.utf8))
+        } catch {
+            undecodable[part] = json
+            return nil
+        }
+    }
+
+    private static func summary(_ statement: Statement) -> NetworkTaskSummary {
+        var error: NetworkError?
+        if !statement.isNull(at: 11) {
+            error = NetworkError(
+                code: statement.int(at: 11), domain: statement.optionalString(at: 12) ?? "",
+                description: statement.optionalString(at: 13) ?? "")
+        }
+        var progress: NetworkProgress?
+        if !statement.isNull(at: 18) {
+            progress = NetworkProgress(completed: statement.int64(at: 18), total: statement.int64(at: 19))
+        }
+        return NetworkTaskSummary(
+            rowID: statement.int64(at: 0),
+            id: UUID(uuidString: statement.string(at: 1)) ?? UUID(uuid: UUID.nilUUID),
+            sessionID: UUID(uuidString: statement.string(at: 2)) ?? UUID(uuid: UUID.nilUUID),
+            label: statement.string(at: 3),
+            createdAt: Date(timeIntervalSince1970: statement.double(at: 4)),
+            taskType: NetworkTaskType(rawValue: Int16(truncatingIfNeeded: statement.int64(at: 5))) ?? .data,
+            state: NetworkTaskState(rawValue: Int16(truncatingIfNeeded: statement.int64(at: 6))) ?? .pending,
+            method: statement.optionalString(at: 7), url: statement.optionalString(at: 8),
+            host: statement.optionalString(at: 9),
+            statusCode: statement.isNull(at: 10) ? nil : statement.int(at: 10), error: error,
+            contentType: statement.optionalString(at: 14),
+            duration: statement.isNull(at: 15) ? nil : statement.double(at: 15),
+            requestBodySize: statement.int64(at: 16), responseBodySize: statement.int64(at: 17), progress: progress)
+    }
+}
+
+extension UUID {
+    /// The all-zero UUID, for rows whose stored id does not parse.
+    static let nilUUID: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+}
