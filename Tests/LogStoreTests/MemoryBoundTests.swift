@@ -30,6 +30,33 @@ struct MemoryBoundTests {
         }
     }
 
+    /// Metadata counts against the byte bound as the text does.
+    @Test func metadataCountsAgainstTheByteBound() async throws {
+        let held = HeldWriter()
+        var configuration = LogStore.Configuration()
+        configuration.saveInterval = .seconds(600)
+        configuration.maxPendingBytes = 256 * 1024
+        held.hold(&configuration)
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            store.storeMessage(label: "big", level: .info, message: "first")
+            Task { try await store.flush() }
+            try await held.waitUntilHeld()
+
+            // Short texts, 8 KiB of metadata each (nested, as swift-log passes it).
+            let payload = String(repeating: "m", count: 4 * 1024)
+            for i in 0..<200 {
+                store.storeMessage(
+                    label: "big", level: .info, message: "\(i)",
+                    metadata: ["request": .dictionary(["body": .string(payload)]), "tags": .array([.string(payload)])])
+            }
+            let info = try await store.info()
+            #expect(info.pendingEventBytes <= configuration.maxPendingBytes)
+            #expect(info.pendingEventCount < 40)
+            held.release()
+            try await store.flush()
+        }
+    }
+
     @Test func aSlowSubscriberKeepsTheNewestEventsAndCountsTheRest() async throws {
         try await withTemporaryStore { store, _ in
             let events = store.subscribeEvents()

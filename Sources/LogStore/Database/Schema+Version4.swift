@@ -28,8 +28,18 @@ extension Schema {
                 "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = 'messages'", [.text(edited)])
             try connection.execute("PRAGMA schema_version = \(schemaVersion + 1)")
         }
-        try connection.execute("PRAGMA writable_schema = OFF")
+        let restored = Result { () throws(DatabaseError) in try connection.execute("PRAGMA writable_schema = OFF") }
         try updated.get()
+        try restored.get()
+        // The definition SQLite now reads must have lost all four constraints; a definition the
+        // edit did not fully match is refused rather than recorded as version 4.
+        let stillRequired = try connection.integer("""
+            SELECT count(*) FROM pragma_table_info('messages')
+            WHERE name IN ('file', 'function', 'line', 'thread_id') AND "notnull" = 1
+            """)
+        guard stillRequired == 0 else {
+            throw DatabaseError(message: "migration 4 left \(stillRequired ?? -1) source columns NOT NULL")
+        }
         // The technical messages stored so far (one per task, found through messages_by_task)
         // lose their placeholders too.
         try connection.execute("""

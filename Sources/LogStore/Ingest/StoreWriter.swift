@@ -46,6 +46,8 @@ final class StoreWriter: Sendable {
         var lastWriteError: LogStoreError?
         /// Events set aside because they failed to commit on their own (see ``BatchWriter/commitSettingAside``).
         var rejectedEventCount = 0
+        /// The last failure to measure the store for the size watch, reported once.
+        var lastSizeCheckFailure: String?
         /// Body files a commit or rollback could not delete (the sweep's orphan scan retries).
         var blobDeletionFailureCount = 0
         var finalError: LogStoreError?
@@ -449,7 +451,21 @@ final class StoreWriter: Sendable {
             guard watch?.isDue(now: .now) == true else { return nil }
             return watch
         }
-        guard let watch, let size = try? watch.storeSize(writer) else { return }
+        guard let watch else { return }
+        let size: Int64
+        do {
+            size = try watch.storeSize(writer)
+        } catch {
+            // Without the measure no size sweep starts: say so (once per cause, not per commit).
+            let failure = LogStoreError(error)
+            let isNew = control.withLock { control -> Bool in
+                defer { control.lastSizeCheckFailure = failure.description }
+                return control.lastSizeCheckFailure != failure.description
+            }
+            if isNew { onWriteError?(failure) }
+            return
+        }
+        control.withLock { $0.lastSizeCheckFailure = nil }
         isOverLimit.store(size > watch.limit, ordering: .relaxed)
         if size > watch.limit { watch.onOverLimit() }
     }

@@ -46,12 +46,16 @@ enum ExitDrain {
     static func drainAll() {
         let live = writers.withLock { $0.values.compactMap(\.writer) }
         let end = DispatchTime.now() + .nanoseconds(Int(deadline.nanoseconds))
+        // A writer (or its background preparation) that calls `exit` itself cannot be waited for.
+        let targets = live.filter { !$0.isCurrentThread && !$0.threads.isCurrent }.map { ($0, $0.buffer.lastTicket) }
         // Every writer is woken before any wait, so they commit side by side.
-        let signals = live
-            .filter { !$0.isCurrentThread }
-            .compactMap { $0.commitSignal(forTicket: $0.buffer.lastTicket) }
-        for signal in signals {
-            _ = signal.wait(timeout: end)
+        let firstSignals = targets.map { writer, ticket in writer.commitSignal(forTicket: ticket) }
+        for ((writer, ticket), first) in zip(targets, firstSignals) {
+            var signal = first
+            while let current = signal, current.wait(timeout: end) == .success, DispatchTime.now() < end {
+                // A failed commit signals too: the writer retries, so wait for that until the end.
+                signal = writer.commitSignal(forTicket: ticket)
+            }
         }
     }
 }

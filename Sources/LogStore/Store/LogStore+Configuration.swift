@@ -103,14 +103,16 @@ extension LogStore {
         /// Called on the writer's thread when committing logged events fails (disk full, I/O
         /// error, a busy database). The events are kept, within ``maxPendingEvents`` and
         /// ``maxPendingBytes``, and retried; logging goes on. An event that fails on its own
-        /// while others commit (a body that cannot be written, a value SQLite refuses) is set
-        /// aside instead of retried: this is called with its error and it is counted in
+        /// while others commit (a value SQLite refuses, a body file too large) is set aside
+        /// instead of retried: this is called with its error and it is counted in
         /// ``LogStore/Info/rejectedEventCount``. Also called when a body's file could not be
         /// deleted (the commit stands; ``LogStore/Info/blobDeletionFailureCount``; the sweep
-        /// deletes the file later). Default: `nil`. The errors are also counted in
-        /// ``LogStore/Info``. Logging from here into the same store is safe: from the writer's
-        /// thread a logging call never waits (not even with `.synchronous` or
-        /// ``OverflowPolicy/waitForSpace``).
+        /// deletes the file later), when the store cannot be measured for its size limit (once
+        /// per cause: no size sweep starts meanwhile), and when a scheduled sweep fails.
+        /// Default: `nil`. Commit errors are also counted in ``LogStore/Info``. Logging from here
+        /// into the same store is safe: on the writer's thread a logging call never waits (not
+        /// even with `.synchronous` or ``OverflowPolicy/waitForSpace``), and a failed scheduled
+        /// sweep is reported from a global queue.
         public var onWriteError: (@Sendable (LogStoreError) -> Void)?
 
         /// Creates a configuration with every default.

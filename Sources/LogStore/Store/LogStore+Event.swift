@@ -65,12 +65,31 @@ extension LogStore {
         /// transaction, and so the WAL, when events carry bodies.
         var estimatedSize: Int {
             switch self {
-            case .messageStored(let message): return 128 + message.message.utf8.count
+            case .messageStored(let message):
+                return 128 + message.message.utf8.count + (message.metadata.map(Self.estimatedSize(of:)) ?? 0)
             case .networkTaskCreated, .networkTaskProgressUpdated: return 512
             case .networkTaskCompleted(let task):
-                let requestBody: Int = (task.requestBody ?? task.request.body)?.count ?? 0
+                // Both request bodies count: the event holds both when both were given.
+                let requestBodies = (task.requestBody?.count ?? 0) + (task.request.body?.count ?? 0)
                 let responseBody: Int = task.responseBody?.count ?? 0
-                return 1_024 + requestBody + responseBody
+                return 1_024 + requestBodies + responseBody
+            }
+        }
+
+        /// Roughly the bytes `metadata` holds: its keys and string values (a value described
+        /// only by `description` counts a fixed 32 bytes, so the estimate never calls it).
+        private static func estimatedSize(of metadata: Metadata) -> Int {
+            var bytes = 0
+            for (key, value) in metadata { bytes += 16 + key.utf8.count + estimatedSize(of: value) }
+            return bytes
+        }
+
+        private static func estimatedSize(of value: MetadataValue) -> Int {
+            switch value {
+            case .string(let text): text.utf8.count
+            case .stringConvertible: 32
+            case .dictionary(let metadata): estimatedSize(of: metadata)
+            case .array(let values): values.reduce(0) { $0 + 8 + estimatedSize(of: $1) }
             }
         }
 

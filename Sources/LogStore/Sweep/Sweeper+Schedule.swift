@@ -67,7 +67,12 @@ extension Sweeper {
         } catch LogStoreError.closed {
             // The store is closing.
         } catch {
-            configuration.onWriteError?(LogStoreError(error))
+            // Not on the sweep thread, which every store of the process shares: a hook that
+            // blocks (logging under `.waitForSpace` while commits fail) must not stop them all.
+            if let onWriteError = configuration.onWriteError {
+                let failure = LogStoreError(error)
+                DispatchQueue.global().async { onWriteError(failure) }
+            }
         }
     }
 
