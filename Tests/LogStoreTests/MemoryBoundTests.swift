@@ -92,6 +92,22 @@ struct MemoryBoundTests {
         }
     }
 
+    @Test func networkLoggerForgetsTasksThatNeverCompleteByBytes() async throws {
+        try await withTemporaryStore { store, _ in
+            let logger = NetworkLogger(store: store, maxOpenTaskBytes: 1 << 20)
+            let chunk = Data(repeating: 7, count: 256 << 10)
+            for i in 0..<10 {
+                let id = UUID()
+                logger.logTaskCreated(taskID: id, request: NetworkRequest(url: URL(string: "https://a.example/\(i)")))
+                logger.logDataReceived(taskID: id, data: chunk)
+            }
+            // Four chunks fit the budget; the oldest six went, counted.
+            #expect(logger.openTaskBytes <= 1 << 20)
+            #expect(logger.openTaskCount == 4)
+            #expect(logger.evictedTaskCount == 6)
+        }
+    }
+
     @Test func networkLoggerForgetsTasksThatNeverCompleteByAge() async throws {
         try await withTemporaryStore { store, _ in
             let logger = NetworkLogger(store: store, openTaskTimeout: .milliseconds(50))

@@ -21,9 +21,9 @@ import Synchronization
 /// The logger remembers each created task until it completes. A task that never completes (its
 /// completion was never reported) is forgotten once it is older than ``openTaskTimeout`` or when
 /// more than ``maxOpenTasks`` are open (the oldest first), and counted in
-/// ``evictedTaskCount``: its later calls are treated as those of a task never created. So the
-/// table stays bounded: at most ``maxOpenTasks`` tasks, each holding at most
-/// ``LogStore/Configuration/bodySizeLimit`` bytes of body.
+/// ``evictedTaskCount``: its later calls are treated as those of a task never created. The
+/// bodies the open tasks buffer are bounded too: past ``maxOpenTaskBytes`` the oldest tasks are
+/// forgotten the same way. So the table stays bounded in count and in bytes.
 public final class NetworkLogger: Sendable {
     /// The store tasks go to.
     public let store: LogStore
@@ -35,6 +35,9 @@ public final class NetworkLogger: Sendable {
     public let maxOpenTasks: Int
     /// How long a created task is remembered without completing. Default: 1 hour.
     public let openTaskTimeout: Duration
+    /// The most body bytes (request bodies and response chunks) the open tasks may buffer
+    /// together. Default: 64 MiB.
+    public let maxOpenTaskBytes: Int
     private let state = Mutex(OpenTasks())
 
     /// The open tasks, and their creation order for eviction.
@@ -46,12 +49,16 @@ public final class NetworkLogger: Sendable {
         var head = 0
         var serial: UInt64 = 0
         var evicted = 0
+        /// Body bytes the open tasks hold.
+        var bytes = 0
     }
 
     private struct Entry {
         var record: TaskRecord
         var serial: UInt64
         var createdAt: ContinuousClock.Instant
+        /// Body bytes this task holds.
+        var bytes = 0
     }
 
     /// What the logger knows about a task between its creation and completion.
@@ -82,15 +89,18 @@ public final class NetworkLogger: Sendable {
     ///   - maxOpenTasks: the most tasks remembered between creation and completion; past it the
     ///     oldest are forgotten (``evictedTaskCount``). Default: 10,000.
     ///   - openTaskTimeout: how long a task is remembered without completing. Default: 1 hour.
+    ///   - maxOpenTaskBytes: the most body bytes the open tasks buffer together; past it the
+    ///     oldest are forgotten. Default: 64 MiB.
     public init(
         store: LogStore, label: String = "network", filter: URLFilter = URLFilter(), maxOpenTasks: Int = 10_000,
-        openTaskTimeout: Duration = .seconds(3600)
+        openTaskTimeout: Duration = .seconds(3600), maxOpenTaskBytes: Int = 64 << 20
     ) {
         self.store = store
         self.label = label
         self.filter = filter
         self.maxOpenTasks = max(1, maxOpenTasks)
         self.openTaskTimeout = openTaskTimeout
+        self.maxOpenTaskBytes = max(0, maxOpenTaskBytes)
     }
 
     /// Tasks forgotten before they completed (too old, or too many open), since the logger was made.
@@ -99,13 +109,19 @@ public final class NetworkLogger: Sendable {
     /// Tasks created and not yet completed (nor evicted).
     public var openTaskCount: Int { state.withLock { $0.tasks.count } }
 
+    /// Body bytes the open tasks buffer now (at most ``maxOpenTaskBytes``, but for one task's).
+    public var openTaskBytes: Int { state.withLock { $0.bytes } }
+
     /// Remembers a new task and forgets the ones past the bounds; `false` when it is known.
     private func insert(_ taskID: UUID, _ record: TaskRecord) -> Bool {
         let now = ContinuousClock.now
         return state.withLock { state -> Bool in
             guard state.tasks[taskID] == nil else { return false }
             state.serial += 1
-            state.tasks[taskID] = Entry(record: record, serial: state.serial, createdAt: now)
+            var bytes = 0
+            if case .open(let task) = record { bytes = task.request.body?.count ?? 0 }
+            state.tasks[taskID] = Entry(record: record, serial: state.serial, createdAt: now, bytes: bytes)
+            state.bytes += bytes
             state.order.append((taskID, state.serial))
             evict(&state, now: now)
             return true
@@ -119,8 +135,11 @@ public final class NetworkLogger: Sendable {
                 state.head += 1
                 continue
             }
-            guard state.tasks.count > maxOpenTasks || now - entry.createdAt > openTaskTimeout else { break }
+            // The newest task stays whatever it holds: it is the one being logged right now.
+            let isOverBytes = state.bytes > maxOpenTaskBytes && state.tasks.count > 1
+            guard state.tasks.count > maxOpenTasks || isOverBytes || now - entry.createdAt > openTaskTimeout else { break }
             state.tasks[id] = nil
+            state.bytes -= entry.bytes
             state.evicted += 1
             state.head += 1
         }
@@ -188,6 +207,7 @@ public final class NetworkLogger: Sendable {
     /// its body buffer is uniquely referenced and a chunk appends instead of copying all the
     /// bytes received so far.
     private func updateOpenTask(_ taskID: UUID, _ change: (inout OpenTask) -> Void) {
+        let now = ContinuousClock.now
         state.withLock { state in
             guard var entry = state.tasks.removeValue(forKey: taskID) else { return }
             guard case .open(var task) = entry.record else {
@@ -196,8 +216,14 @@ public final class NetworkLogger: Sendable {
             }
             entry.record = .excluded  // drops the entry's reference to the body buffer
             change(&task)
+            let bytes = task.data.count + (task.request.body?.count ?? 0)
+            state.bytes += bytes - entry.bytes
+            entry.bytes = bytes
             entry.record = .open(task)
             state.tasks[taskID] = entry
+            // Checked on every change, not only when a task starts: an idle logger's stale
+            // tasks go as soon as it is used again, and growing bodies are held to the budget.
+            evict(&state, now: now)
         }
     }
 
@@ -213,7 +239,11 @@ public final class NetworkLogger: Sendable {
         taskID: UUID, response: NetworkResponse?, error: (any Error)?, responseBody: Data? = nil,
         request: NetworkRequest? = nil, type: NetworkTaskType = .data, completedAt: Date = Date()
     ) {
-        let record = state.withLock { state in state.tasks.removeValue(forKey: taskID)?.record }
+        let record = state.withLock { state -> TaskRecord? in
+            guard let entry = state.tasks.removeValue(forKey: taskID) else { return nil }
+            state.bytes -= entry.bytes
+            return entry.record
+        }
         let task: OpenTask
         switch record {
         case .excluded?:
