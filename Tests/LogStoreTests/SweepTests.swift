@@ -583,21 +583,25 @@ struct SweepTests {
             try child.run()
             // Once a few of its steps have committed (the counts it keeps drop), kill it without
             // warning.
-            // Polled on a connection of its own, on this thread: no actor or queue to wait for
-            // while the machine is busy with other tests.
-            let observer = try Connection(path: url.appendingPathComponent("logs.sqlite").path, mode: .readOnly)
-            func counted() -> Int {
-                let count = try? observer.integer("SELECT coalesce(sum(count), 0) FROM message_counts")
-                return Int((count ?? nil) ?? Int64(Self.killedStoreSize))
+            // Polled on a connection of its own, on a thread of its own: no actor or queue to wait
+            // for while the machine is busy with other tests, and no cooperative thread held.
+            let databasePath = url.appendingPathComponent("logs.sqlite").path
+            let wasRunning = try await onOwnThread { [child] in
+                let observer = try Connection(path: databasePath, mode: .readOnly)
+                defer { observer.close() }
+                func counted() -> Int {
+                    let count = try? observer.integer("SELECT coalesce(sum(count), 0) FROM message_counts")
+                    return Int((count ?? nil) ?? Int64(Self.killedStoreSize))
+                }
+                let deadline = Date().addingTimeInterval(20)
+                while child.isRunning, Date() < deadline, counted() >= Self.killedStoreSize {
+                    usleep(200)
+                }
+                let wasRunning = child.isRunning
+                kill(child.processIdentifier, SIGKILL)
+                child.waitUntilExit()
+                return wasRunning
             }
-            let deadline = Date().addingTimeInterval(20)
-            while child.isRunning, Date() < deadline, counted() >= Self.killedStoreSize {
-                usleep(200)
-            }
-            let wasRunning = child.isRunning
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            observer.close()
             #expect(wasRunning, "the sweep ended before it could be killed")
 
             try await withStore(at: url, options: []) { store in

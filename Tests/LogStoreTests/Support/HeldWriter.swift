@@ -8,7 +8,7 @@ final class HeldWriter: Sendable {
     private let gate = DispatchSemaphore(value: 0)
     private let isFirst = Recorder(true)
     /// The longest a writer stays held when the test never releases it.
-    static let longestHold: Double = 30
+    static let longestHold: Double = 60
 
     /// Installs the hold on `configuration`.
     func hold(_ configuration: inout LogStore.Configuration) {
@@ -24,7 +24,7 @@ final class HeldWriter: Sendable {
     }
 
     /// Returns once the writer is held; throws when it is not within `seconds`.
-    func waitUntilHeld(seconds: Double = 10) async throws {
+    func waitUntilHeld(seconds: Double = 30) async throws {
         let held = await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [entered] in
                 continuation.resume(returning: entered.wait(timeout: .now() + seconds) == .success)

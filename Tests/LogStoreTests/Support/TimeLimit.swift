@@ -11,7 +11,7 @@ struct TimeLimitExceeded: Error, CustomStringConvertible {
 /// Runs `body`, throwing ``TimeLimitExceeded`` when it takes longer than `seconds` (a stuck body
 /// is left behind: see ``withinDeadline(seconds:_:)``).
 func withinTimeLimit<T: Sendable>(
-    seconds: Double = 10, _ body: @escaping @Sendable () async throws -> T
+    seconds: Double = 30, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     guard let value = try await withinDeadline(seconds: seconds, body) else { throw TimeLimitExceeded(seconds: seconds) }
     return value
@@ -19,7 +19,7 @@ func withinTimeLimit<T: Sendable>(
 
 /// The events of `stream` until it ends or `count` have arrived, within `seconds`.
 func collect(
-    _ stream: AsyncStream<LogStore.Event>, upTo count: Int = .max, seconds: Double = 10
+    _ stream: AsyncStream<LogStore.Event>, upTo count: Int = .max, seconds: Double = 30
 ) async throws -> [LogStore.Event] {
     try await withinTimeLimit(seconds: seconds) {
         var events: [LogStore.Event] = []
