@@ -5,8 +5,9 @@ import Synchronization
 /// ``LogStore/OverflowPolicy/waitForSpace``, woken each time the writer takes a batch: threads
 /// blocked on a semaphore (the blocking logging calls) and suspended tasks (the async ones).
 final class RoomWaiters: Sendable {
-    private let count = Atomic<Int>(0)
-    private let roomAvailable = DispatchSemaphore(value: 0)
+    /// One semaphore per blocked thread: a signal that comes after its wait timed out stays with
+    /// that semaphore, instead of letting a later wait return at once.
+    private let blocked = Mutex<[DispatchSemaphore]>([])
     private let suspended = Mutex(Suspended())
 
     private struct Suspended {
@@ -18,9 +19,11 @@ final class RoomWaiters: Sendable {
 
     /// Blocks until the next take, or briefly, so the caller can try again.
     func wait() {
-        count.add(1, ordering: .relaxed)
-        defer { count.subtract(1, ordering: .relaxed) }
-        _ = roomAvailable.wait(timeout: .now() + .milliseconds(10))
+        let semaphore = DispatchSemaphore(value: 0)
+        blocked.withLock { $0.append(semaphore) }
+        if semaphore.wait(timeout: .now() + .milliseconds(10)) == .timedOut {
+            blocked.withLock { waiting in waiting.removeAll { $0 === semaphore } }
+        }
     }
 
     /// The current take count; read it before appending, and pass it to ``waitForRoom(since:)``.
@@ -40,7 +43,11 @@ final class RoomWaiters: Sendable {
 
     /// Wakes every producer waiting now.
     func wakeAll() {
-        for _ in 0..<count.load(ordering: .relaxed) { roomAvailable.signal() }
+        let threads = blocked.withLock { waiting in
+            defer { waiting.removeAll(keepingCapacity: true) }
+            return waiting
+        }
+        for semaphore in threads { semaphore.signal() }
         let continuations = suspended.withLock { suspended in
             suspended.generation &+= 1
             defer { suspended.continuations.removeAll() }
