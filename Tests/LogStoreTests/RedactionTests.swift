@@ -171,6 +171,43 @@ struct RedactionTests {
         #expect(redacted == json(#"{"pass\u0077ord": "<private>", "a": {"password": "<private>"}}"#))
     }
 
+    /// The pre-check that skips the scanner for bodies holding none of the names must not skip a
+    /// key spelled only through an escape, in another case, or through Unicode lowercasing.
+    @Test(arguments: [
+        #"{"pa\u0073sword": "hunter2"}"#,
+        #"{"PassWord": "hunter2"}"#,
+        "{\"api_\u{212A}ey\": \"hunter2\"}",  // KELVIN SIGN, which lowercases to "k"
+        #"{"x": {"y": [{"CLIENT_SECRET": "hunter2"}]}}"#,
+    ])
+    func keysTheQuickPreCheckCannotSeeAreStillHidden(_ text: String) {
+        let redacted = Redaction().redactBody(json(text), contentType: "application/json")
+        #expect(!contains(redacted, "hunter2"), "\(String(decoding: redacted, as: UTF8.self))")
+        #expect(contains(redacted, "<private>"))
+    }
+
+    /// The pre-check never says "no" for a body holding a name, in any case, at any place; it
+    /// declines names the body could spell with escapes.
+    @Test func thePreCheckNeverMissesAName() throws {
+        let precheck = try #require(Redaction.KeyPrecheck(names: Redaction.defaultSensitiveJSONFields))
+        var random = SeededRandom(seed: 5)
+        let filler = Array(#"{"orders":[{"id":12,"state":"paid","total":"9.99"}],"page":2} "#.utf8)
+        for name in Redaction.defaultSensitiveJSONFields {
+            for _ in 0..<20 {
+                var body = (0..<Int(random.next() % 200)).map { filler[$0 % filler.count] }
+                let cased = name.utf8.map { byte -> UInt8 in
+                    let isLetter = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")
+                    return isLetter && random.next() % 2 == 0 ? byte - 32 : byte
+                }
+                body.insert(contentsOf: cased, at: body.isEmpty ? 0 : Int(random.next() % UInt64(body.count)))
+                #expect(body.withUnsafeBytes { precheck.mayHoldKey(in: $0) }, "\(name)")
+            }
+        }
+        #expect(!Array(filler).withUnsafeBytes { precheck.mayHoldKey(in: $0) })
+        #expect(Redaction.KeyPrecheck(names: ["a/b"]) == nil)
+        #expect(Redaction.KeyPrecheck(names: [""]) == nil)
+        #expect(Redaction.KeyPrecheck(names: ["clé"]) == nil)
+    }
+
     @Test func topLevelArraysAndBOMAreHandled() {
         let bom = Data([0xEF, 0xBB, 0xBF])
         let body = bom + json(#"[{"token": "\#(secret)"}]"#)

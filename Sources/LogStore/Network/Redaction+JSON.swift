@@ -21,6 +21,8 @@ extension Redaction {
             guard Self.looksLikeJSON(data) else { return data }
         }
         let ranges: [Range<Int>]? = data.withUnsafeBytes { buffer in
+            // Most bodies hold none of the names: the one-pass pre-check skips the scanner.
+            if let precheck = jsonKeyPrecheck, !precheck.mayHoldKey(in: buffer) { return nil }
             var scanner = JSONRedactionScanner(
                 bytes: buffer, isSensitive: isSensitiveJSONField, asciiKeyShapes: jsonKeyShapes)
             return scanner.sensitiveValueRanges()

@@ -78,6 +78,7 @@ public struct Redaction: Sendable, Hashable {
         didSet {
             jsonKeys = Self.folded(sensitiveJSONFields)
             jsonKeyShapes = Self.shapes(of: jsonKeys)
+            jsonKeyPrecheck = KeyPrecheck(names: jsonKeys)
         }
     }
 
@@ -87,6 +88,9 @@ public struct Redaction: Sendable, Hashable {
     private var jsonKeys: Set<String>
     /// ``keyShape(count:first:last:)`` of each of `jsonKeys`, for the scanner's cheap first test.
     private(set) var jsonKeyShapes: Set<Int>
+    /// The one-pass test that skips the scanner for bodies holding none of `jsonKeys` (nil when
+    /// they cannot be pre-checked: the scanner then always runs).
+    private(set) var jsonKeyPrecheck: KeyPrecheck?
 
     /// Creates a redaction policy.
     ///
@@ -106,6 +110,7 @@ public struct Redaction: Sendable, Hashable {
         self.queryKeys = Self.folded(sensitiveQueryItems)
         self.jsonKeys = Self.folded(sensitiveJSONFields)
         self.jsonKeyShapes = Self.shapes(of: jsonKeys)
+        self.jsonKeyPrecheck = KeyPrecheck(names: jsonKeys)
     }
 
     /// A key's length and its first and last bytes, ASCII-lowercased, packed in one integer.
