@@ -18,7 +18,8 @@ extension Schema {
             throw DatabaseError(extendedCode: SQLITE_CORRUPT, message: "the messages table is missing")
         }
         let edited = nullableSourceColumns(definition)
-        guard edited != definition else { return }
+        // Nothing to edit: fine only when SQLite already reads the columns as nullable.
+        guard edited != definition else { return try checkNullable(connection) }
         guard let schemaVersion = try connection.integer("PRAGMA schema_version") else {
             throw DatabaseError(extendedCode: SQLITE_CORRUPT, message: "no schema version")
         }
@@ -31,15 +32,7 @@ extension Schema {
         let restored = Result { () throws(DatabaseError) in try connection.execute("PRAGMA writable_schema = OFF") }
         try updated.get()
         try restored.get()
-        // The definition SQLite now reads must have lost all four constraints; a definition the
-        // edit did not fully match is refused rather than recorded as version 4.
-        let stillRequired = try connection.integer("""
-            SELECT count(*) FROM pragma_table_info('messages')
-            WHERE name IN ('file', 'function', 'line', 'thread_id') AND "notnull" = 1
-            """)
-        guard stillRequired == 0 else {
-            throw DatabaseError(message: "migration 4 left \(stillRequired ?? -1) source columns NOT NULL")
-        }
+        try checkNullable(connection)
         // The technical messages stored so far (one per task, found through messages_by_task)
         // lose their placeholders too.
         try connection.execute("""
@@ -55,15 +48,30 @@ extension Schema {
         }
     }
 
+    /// The definition SQLite now reads must have lost all four constraints: a definition the edit
+    /// did not fully match is refused rather than recorded as version 4.
+    private static func checkNullable(_ connection: Connection) throws(DatabaseError) {
+        let stillRequired = try connection.integer("""
+            SELECT count(*) FROM pragma_table_info('messages')
+            WHERE name IN ('file', 'function', 'line', 'thread_id') AND "notnull" = 1
+            """)
+        guard stillRequired == 0 else {
+            throw DatabaseError(message: "migration 4 left \(stillRequired ?? -1) source columns NOT NULL")
+        }
+    }
+
     /// `definition` with `NOT NULL` removed from the four source-location columns only.
     static func nullableSourceColumns(_ definition: String) -> String {
         var edited = definition
         for (column, type) in [("file", "TEXT"), ("function", "TEXT"), ("line", "INTEGER"), ("thread_id", "INTEGER")] {
             guard let range = edited.range(
-                of: #"\b\#(column)(\s+)\#(type) NOT NULL"#, options: .regularExpression)
+                of: #"\b\#(column)\s+\#(type)\s+NOT\s+NULL"#, options: [.regularExpression, .caseInsensitive])
             else { continue }
             let declaration = edited[range]
-            edited.replaceSubrange(range, with: declaration.replacingOccurrences(of: " NOT NULL", with: ""))
+            edited.replaceSubrange(
+                range,
+                with: declaration.replacingOccurrences(
+                    of: #"\s+NOT\s+NULL"#, with: "", options: [.regularExpression, .caseInsensitive]))
         }
         return edited
     }

@@ -100,6 +100,10 @@ extension BatchWriter {
     /// Whether `error` says the store cannot commit anything now (so no event is at fault):
     /// a lock held elsewhere, a full disk or database, an I/O error, a damaged or read-only
     /// database, no memory.
+    static let directoryFailures: Set<Int32> = [
+        ENOSPC, EDQUOT, EIO, EROFS, EACCES, EPERM, EMFILE, ENFILE, ENOMEM, ENOENT, ENOTDIR,
+    ]
+
     static func failsEverything(_ error: any Error) -> Bool {
         switch error {
         case let error as DatabaseError:
@@ -108,10 +112,11 @@ extension BatchWriter {
             switch error {
             case .database(let cause): return failsEverything(cause)
             case .writeFailed(let cause): return failsEverything(cause)
-            // A body file that cannot be written is the store's directory failing (full, out of
-            // descriptors, read-only, removed, wrong permissions): every other body would fail the
-            // same way, so none is set aside for it. Only a file too large is one body's own.
-            case .fileSystem(_, _, let code): return code != EFBIG
+            // A body file that cannot be written because the store's directory fails (full, out of
+            // descriptors or memory, read-only, removed, wrong permissions, I/O) fails every other
+            // body the same way, so none is set aside for it; other errors (a file too large, a
+            // name in the way) are one body's own.
+            case .fileSystem(_, _, let code): return Self.directoryFailures.contains(code)
             default: return false
             }
         default:

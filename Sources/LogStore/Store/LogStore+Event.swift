@@ -69,11 +69,21 @@ extension LogStore {
                 return 128 + message.message.utf8.count + (message.metadata.map(Self.estimatedSize(of:)) ?? 0)
             case .networkTaskCreated, .networkTaskProgressUpdated: return 512
             case .networkTaskCompleted(let task):
-                // Both request bodies count: the event holds both when both were given.
-                let requestBodies = (task.requestBody?.count ?? 0) + (task.request.body?.count ?? 0)
+                // Both request bodies count when both were given (NetworkLogger passes the same
+                // buffer twice: counted once).
+                let requestBody = task.requestBody?.count ?? 0
+                let headBody = task.request.body?.count ?? 0
+                let requestBodies = Self.isSameBuffer(task.requestBody, task.request.body)
+                    ? requestBody : requestBody + headBody
                 let responseBody: Int = task.responseBody?.count ?? 0
                 return 1_024 + requestBodies + responseBody
             }
+        }
+
+        /// Whether two bodies are one buffer (no byte comparison: this runs on every logging call).
+        private static func isSameBuffer(_ first: Data?, _ second: Data?) -> Bool {
+            guard let first, let second, first.count == second.count else { return false }
+            return first.withUnsafeBytes { a in second.withUnsafeBytes { b in a.baseAddress == b.baseAddress } }
         }
 
         /// Roughly the bytes `metadata` holds: its keys and string values (a value described
