@@ -4,27 +4,39 @@ import Testing
 
 @Suite("Memory bounds")
 struct MemoryBoundTests {
-    @Test func pendingEventsAreBoundedInBytes() async throws {
+    static let byteBound = 256 * 1024
+
+    /// A store bounded to ``byteBound`` pending bytes whose writer is held with a batch taken, so
+    /// what `body` logs waits: then released and flushed, and `afterwards` runs.
+    private func withHeldStore(
+        _ body: (LogStore) async throws -> Void, afterwards: (LogStore) async throws -> Void = { _ in }
+    ) async throws {
         let held = HeldWriter()
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(600)
-        configuration.maxPendingBytes = 256 * 1024
+        configuration.maxPendingBytes = Self.byteBound
         held.hold(&configuration)
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "big", level: .info, message: "first")
             Task { try await store.flush() }
             try await held.waitUntilHeld()
+            try await body(store)
+            held.release()
+            try await store.flush()
+            try await afterwards(store)
+        }
+    }
 
+    @Test func pendingEventsAreBoundedInBytes() async throws {
+        try await withHeldStore { store in
             // 200 messages of 8 KiB: 1.6 MiB, far more than the bound, far fewer than the count.
             let text = String(repeating: "y", count: 8 * 1024)
             for i in 0..<200 { store.storeMessage(label: "big", level: .info, message: "\(i) \(text)") }
             let info = try await store.info()
-            #expect(info.pendingEventBytes <= configuration.maxPendingBytes)
+            #expect(info.pendingEventBytes <= Self.byteBound)
             #expect(info.pendingEventCount < 40)
             #expect(info.droppedEventCount > 160)
-
-            held.release()
-            try await store.flush()
+        } afterwards: { store in
             let stored = try await allMessages(store, MessageQuery(labels: ["big"]))
             #expect(stored.count + (try await store.info().droppedEventCount) == 201)
         }
@@ -32,16 +44,7 @@ struct MemoryBoundTests {
 
     /// Metadata counts against the byte bound as the text does.
     @Test func metadataCountsAgainstTheByteBound() async throws {
-        let held = HeldWriter()
-        var configuration = LogStore.Configuration()
-        configuration.saveInterval = .seconds(600)
-        configuration.maxPendingBytes = 256 * 1024
-        held.hold(&configuration)
-        try await withTemporaryStore(configuration: configuration) { store, _ in
-            store.storeMessage(label: "big", level: .info, message: "first")
-            Task { try await store.flush() }
-            try await held.waitUntilHeld()
-
+        try await withHeldStore { store in
             // Short texts, 8 KiB of metadata each (nested, as swift-log passes it).
             let payload = String(repeating: "m", count: 4 * 1024)
             for i in 0..<200 {
@@ -50,10 +53,8 @@ struct MemoryBoundTests {
                     metadata: ["request": .dictionary(["body": .string(payload)]), "tags": .array([.string(payload)])])
             }
             let info = try await store.info()
-            #expect(info.pendingEventBytes <= configuration.maxPendingBytes)
+            #expect(info.pendingEventBytes <= Self.byteBound)
             #expect(info.pendingEventCount < 40)
-            held.release()
-            try await store.flush()
         }
     }
 
