@@ -102,10 +102,26 @@ struct MemoryBoundTests {
                 logger.logTaskCreated(taskID: id, request: NetworkRequest(url: URL(string: "https://a.example/\(i)")))
                 logger.logDataReceived(taskID: id, data: chunk)
             }
-            // Four chunks fit the budget; the oldest six went, counted.
-            #expect(logger.openTaskBytes <= 1 << 20)
+            // Four chunks fit the budget, beside the task being logged (spared by it); the oldest
+            // five went, counted.
+            #expect(logger.openTaskBytes <= (1 << 20) + chunk.count)
+            #expect(logger.openTaskCount == 5)
+            #expect(logger.evictedTaskCount == 5)
+        }
+    }
+
+    /// One large body does not push the other open tasks out: the task being logged is spared
+    /// by the byte budget (its body is held to the store's body size limit).
+    @Test func oneLargeUploadDoesNotEvictTheOtherOpenTasks() async throws {
+        try await withTemporaryStore { store, _ in
+            let logger = NetworkLogger(store: store, maxOpenTaskBytes: 1 << 20)
+            for i in 0..<3 {
+                logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: URL(string: "https://a.example/\(i)")))
+            }
+            let upload = NetworkRequest(url: URL(string: "https://a.example/upload"), method: "PUT", body: Data(count: 2 << 20))
+            logger.logTaskCreated(taskID: UUID(), request: upload)
+            #expect(logger.evictedTaskCount == 0)
             #expect(logger.openTaskCount == 4)
-            #expect(logger.evictedTaskCount == 6)
         }
     }
 

@@ -109,7 +109,8 @@ public final class NetworkLogger: Sendable {
     /// Tasks created and not yet completed (nor evicted).
     public var openTaskCount: Int { state.withLock { $0.tasks.count } }
 
-    /// Body bytes the open tasks buffer now (at most ``maxOpenTaskBytes``, but for one task's).
+    /// Body bytes the open tasks buffer now: at most ``maxOpenTaskBytes``, plus those of the task
+    /// logged last (spared by the budget; its body is held to the store's body size limit).
     public var openTaskBytes: Int { state.withLock { $0.bytes } }
 
     /// Remembers a new task and forgets the ones past the bounds; `false` when it is known.
@@ -123,25 +124,40 @@ public final class NetworkLogger: Sendable {
             state.tasks[taskID] = Entry(record: record, serial: state.serial, createdAt: now, bytes: bytes)
             state.bytes += bytes
             state.order.append((taskID, state.serial))
-            evict(&state, now: now)
+            evict(&state, now: now, sparing: taskID)
             return true
         }
     }
 
-    private func evict(_ state: inout OpenTasks, now: ContinuousClock.Instant) {
-        while state.head < state.order.count {
-            let (id, serial) = state.order[state.head]
+    /// Forgets the oldest tasks past the bounds. The bytes of `spared` (the task being logged right
+    /// now) do not count toward the byte budget: one large body must not push out every other
+    /// task, and it is itself held to ``LogStore/Configuration/bodySizeLimit``.
+    private func evict(_ state: inout OpenTasks, now: ContinuousClock.Instant, sparing spared: UUID) {
+        let sparedBytes = state.tasks[spared]?.bytes ?? 0
+        var position = state.head
+        while position < state.order.count {
+            let (id, serial) = state.order[position]
             guard let entry = state.tasks[id], entry.serial == serial else {
-                state.head += 1
+                // Stale (completed or evicted): dropped from the front, skipped elsewhere.
+                if position == state.head { state.head += 1 }
+                position += 1
                 continue
             }
-            // The newest task stays whatever it holds: it is the one being logged right now.
-            let isOverBytes = state.bytes > maxOpenTaskBytes && state.tasks.count > 1
-            guard state.tasks.count > maxOpenTasks || isOverBytes || now - entry.createdAt > openTaskTimeout else { break }
+            let isOverCount = state.tasks.count > maxOpenTasks
+            let isTooOld = now - entry.createdAt > openTaskTimeout
+            let isOverBytes = state.bytes - sparedBytes > maxOpenTaskBytes
+            if id == spared && !isOverCount && !isTooOld {
+                // Spared by the byte budget: the next oldest goes instead, if the budget says so.
+                guard isOverBytes else { break }
+                position += 1
+                continue
+            }
+            guard isOverCount || isOverBytes || isTooOld else { break }
             state.tasks[id] = nil
             state.bytes -= entry.bytes
             state.evicted += 1
-            state.head += 1
+            if position == state.head { state.head += 1 }
+            position += 1
         }
         // Completed tasks leave stale entries behind: rebuild the order before they outnumber
         // the open tasks.
@@ -223,7 +239,7 @@ public final class NetworkLogger: Sendable {
             state.tasks[taskID] = entry
             // Checked on every change, not only when a task starts: an idle logger's stale
             // tasks go as soon as it is used again, and growing bodies are held to the budget.
-            evict(&state, now: now)
+            evict(&state, now: now, sparing: taskID)
         }
     }
 
