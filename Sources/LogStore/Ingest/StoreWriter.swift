@@ -83,15 +83,8 @@ final class StoreWriter: Sendable {
         }
     }
 
-    /// The writer thread's `pthread_t` once it runs (0 before): the exit drain must not wait
-    /// for a writer from its own thread.
-    private let threadID = Atomic<UInt>(0)
-
     func start() {
-        let thread = Thread { [self] in
-            threadID.store(pthread_self(), ordering: .releasing)
-            run()
-        }
+        let thread = Thread { [self] in run() }
         thread.name = "logstore-writer"
         thread.start()
     }
@@ -146,12 +139,6 @@ final class StoreWriter: Sendable {
         guard !alreadyDone else { return nil }
         wake.signal()
         return semaphore
-    }
-
-    /// Whether the caller runs on this writer's thread.
-    var isCurrentThread: Bool {
-        let id = threadID.load(ordering: .acquiring)
-        return id != 0 && pthread_equal(id, pthread_self()) != 0
     }
 
     // MARK: The store's async API

@@ -47,7 +47,7 @@ enum ExitDrain {
         let live = writers.withLock { $0.values.compactMap(\.writer) }
         let end = DispatchTime.now() + .nanoseconds(Int(deadline.nanoseconds))
         // A writer (or its background preparation) that calls `exit` itself cannot be waited for.
-        let targets = live.filter { !$0.isCurrentThread && !$0.threads.isCurrent }.map { ($0, $0.buffer.lastTicket) }
+        let targets = live.filter { !$0.threads.isCurrent }.map { ($0, $0.buffer.lastTicket) }
         // Every writer is woken before any wait, so they commit side by side.
         let firstSignals = targets.map { writer, ticket in writer.commitSignal(forTicket: ticket) }
         for ((writer, ticket), first) in zip(targets, firstSignals) {

@@ -215,14 +215,10 @@ final class StoreCore: Sendable {
         }
     }
 
-    /// An error from below the store's API as the store reports it: no `DatabaseError` or
-    /// internal error escapes a store's method.
+    /// An error from below the store's API as the store reports it, so no `DatabaseError` or
+    /// internal error escapes a store's method; any other error (a caller's own) passes as it is.
     static func reported(_ error: any Error) -> any Error {
-        switch error {
-        case is ReaderPool.Closed: LogStoreError.closed
-        case let error as DatabaseError: LogStoreError.database(error)
-        default: error
-        }
+        LogStoreError(known: error) ?? error
     }
 
     var databaseURL: URL { StoreFiles.databaseURL(in: directory) }
