@@ -11,11 +11,6 @@ enum Measure {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    /// A duration in seconds.
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     static func seconds(since start: UInt64) -> Double {
         Double(now() - start) / 1e9
     }

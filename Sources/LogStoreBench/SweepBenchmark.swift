@@ -145,7 +145,7 @@ struct SweepBenchmark {
         print(
             "sweep trim: sweep() removed \(report.removedMessages) of \(rows) messages (limit "
                 + "\(megabytes(configuration.sizeLimit))) in \(runs) s (report of the median run: "
-                + "\(format("%.2f s", Measure.seconds(report.duration)))), \(sizes); C DELETE of the same \(expected) rows: "
+                + "\(format("%.2f s", report.duration / .seconds(1)))), \(sizes); C DELETE of the same \(expected) rows: "
                 + "\(baselineRuns) s (file not shrunk)")
         return Figure(
             name: "sweep.trim30_s", value: value, baseline: baseline, unit: "s",

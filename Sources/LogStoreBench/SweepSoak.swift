@@ -86,7 +86,7 @@ struct SweepSoak {
             + "(\(format("%.1f s", settleSeconds))) and close \(mb(closedSize)); longest time without a "
             + "commit \(format("%.1f s", samples.longestWithoutCommit))"
         let sweepSummary = "\(sweeps.count) sweeps seen (\(triggers.isEmpty ? "none" : triggers)), longest "
-            + "\(format("%.2f s", longest.map { Measure.seconds($0.duration) } ?? 0)); last: \(describe(info.lastSweep))"
+            + "\(format("%.2f s", longest.map { $0.duration / .seconds(1) } ?? 0)); last: \(describe(info.lastSweep))"
         let contents = "\(info.messageCount) messages (ids \(ids[0])…\(ids[1])), \(info.taskCount) tasks, "
             + "\(info.blobCount) blobs (\(blobFiles) files), database \(mb(info.databaseSize)), "
             + "blobs \(mb(info.blobsSize))"
@@ -159,7 +159,7 @@ struct SweepSoak {
 
     private func describe(_ report: LogStore.SweepReport?) -> String {
         guard let report else { return "none" }
-        return "\(report.trigger.rawValue), \(format("%.2f s", Measure.seconds(report.duration))), removed "
+        return "\(report.trigger.rawValue), \(format("%.2f s", report.duration / .seconds(1))), removed "
             + "\(report.removedMessages) messages, \(report.removedTasks) tasks, \(report.removedBlobs) blobs, "
             + "\(report.droppedBodies) bodies dropped, \(mb(report.sizeBefore)) → \(mb(report.sizeAfter))"
     }

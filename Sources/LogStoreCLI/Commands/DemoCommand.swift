@@ -106,7 +106,7 @@ enum DemoCommand: Command {
         _ tally: DemoWriter.Tally, info: LogStore.Info, stored: StoredExamples, path: String, elapsed: Duration,
         style: TextStyle
     ) -> [String] {
-        let seconds = Format.seconds(elapsed)
+        let seconds = elapsed / .seconds(1)
         let rate = seconds > 0 ? Double(tally.written) / seconds : 0
         var rates = ["\(Format.count(Int(rate))) messages/s"]
         if tally.tasks > 0, seconds > 0 {

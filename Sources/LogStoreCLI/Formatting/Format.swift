@@ -62,11 +62,6 @@ enum Format {
     }
 
     /// `3d 4h 12m`, `5m 3s`, `42s`.
-    /// A duration in seconds, for arithmetic and printing.
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     static func duration(_ seconds: Double) -> String {
         var remaining = Int(seconds.rounded(.down))
         let days = remaining / 86_400

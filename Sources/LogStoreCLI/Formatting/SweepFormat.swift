@@ -26,7 +26,7 @@ enum SweepFormat {
 
     /// `0.35 s`: wall time, to the hundredth (sweeps of small stores take milliseconds).
     static func duration(_ report: LogStore.SweepReport) -> String {
-        "\(Format.decimal(Format.seconds(report.duration), places: 2)) s"
+        "\(Format.decimal(report.duration / .seconds(1), places: 2)) s"
     }
 
     /// `14d`, `12h`, `90s`: an age in the largest unit up to days that divides it, so that it
