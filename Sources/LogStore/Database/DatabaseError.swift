@@ -49,8 +49,8 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// damaged, read-only, out of memory, interrupted, cannot open, locking protocol) rather than
     /// to one statement's values: every other write would fail the same way now.
     var failsEveryStatement: Bool {
-        isBusy || isFull || isCorrupt || isCannotOpen
-            || [SQLITE_NOMEM, SQLITE_READONLY, SQLITE_INTERRUPT, SQLITE_IOERR, SQLITE_PROTOCOL].contains(code)
+        isBusy || isFull || isCorrupt || isCannotOpen || isReadOnly
+            || [SQLITE_NOMEM, SQLITE_INTERRUPT, SQLITE_IOERR, SQLITE_PROTOCOL].contains(code)
     }
 
     /// Whether SQLite could not open a file (permissions, read-only file system, missing
