@@ -8,7 +8,7 @@ enum Migrations {
 
     static let all: [Step] = [
         Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
-        Step(sql: "", apply: Schema.version4),
+        Step(sql: "", apply: Schema.version4), Step(sql: Schema.version5),
     ]
 
     /// One migration.
@@ -27,6 +27,9 @@ enum Migrations {
 
     /// The first schema version whose `blob_totals` table keeps the blobs' count and sizes.
     static let firstVersionWithBlobTotals = 3
+
+    /// The first schema version with the full-text index (`message_search`).
+    static let firstVersionWithSearch = 5
 
     /// The database was written by a newer library: the store reports it as
     /// `unsupportedVersion`.

@@ -14,12 +14,29 @@ public struct MessageQuery: Sendable, Hashable {
     public var levels: ClosedRange<LogStore.Level>?
     /// Labels to include; empty for all.
     public var labels: [String]
+    /// Labels to leave out (applied after ``labels``).
+    public var excludedLabels: [String]
     /// Sessions to include; empty for all.
     public var sessions: [UUID]
     /// Only messages logged at or after this date.
     public var since: Date?
     /// Only messages logged before this date.
     public var until: Date?
+    /// Full-text search over the message text (see ``TextSearch`` for the two syntaxes); `nil`
+    /// for none.
+    public var text: TextSearch?
+    /// Conditions on the metadata, all of which must hold; empty for none.
+    public var metadata: [MetadataFilter]
+    /// Source files to include, exactly as logged (`#fileID`, such as `"App/Server.swift"`);
+    /// empty for all.
+    public var files: [String]
+    /// Functions to include, exactly as logged (`#function`, such as `"handle(_:)"`); empty for all.
+    public var functions: [String]
+    /// Threads to include by their id (``LogStore/Message/threadID``); empty for all.
+    public var threadIDs: [Int32]
+    /// Only the technical messages of this network task (its ``NetworkTaskSummary/id``); setting
+    /// it includes task messages whatever ``includesTaskMessages`` says.
+    public var taskID: UUID?
     /// The order of the results.
     public var order: SortOrder
     /// The most messages in one page (at least 1).
@@ -38,6 +55,9 @@ public struct MessageQuery: Sendable, Hashable {
     public enum SortOrder: String, Sendable, Hashable, Codable {
         case newestFirst
         case oldestFirst
+        /// Best matches of ``MessageQuery/text`` first (SQLite's bm25 rank), then newest first;
+        /// without a text search, the same as ``newestFirst``.
+        case relevance
     }
 
     /// A position in the results: the next page starts after it. Its text form (`description`)
@@ -64,9 +84,16 @@ public struct MessageQuery: Sendable, Hashable {
     public init(
         levels: ClosedRange<LogStore.Level>? = nil,
         labels: [String] = [],
+        excludedLabels: [String] = [],
         sessions: [UUID] = [],
         since: Date? = nil,
         until: Date? = nil,
+        text: TextSearch? = nil,
+        metadata: [MetadataFilter] = [],
+        files: [String] = [],
+        functions: [String] = [],
+        threadIDs: [Int32] = [],
+        taskID: UUID? = nil,
         order: SortOrder = .newestFirst,
         limit: Int = 100,
         cursor: Cursor? = nil,
@@ -74,9 +101,16 @@ public struct MessageQuery: Sendable, Hashable {
     ) {
         self.levels = levels
         self.labels = labels
+        self.excludedLabels = excludedLabels
         self.sessions = sessions
         self.since = since
         self.until = until
+        self.text = text
+        self.metadata = metadata
+        self.files = files
+        self.functions = functions
+        self.threadIDs = threadIDs
+        self.taskID = taskID
         self.order = order
         self.limit = limit
         self.cursor = cursor

@@ -17,6 +17,10 @@ struct MessageQuerySQL {
     /// Counts every match: the filters without order, limit or cursor.
     var countSQL: String
     var countArguments: [DatabaseValue]
+    /// Every matching row's `id, created_at, level, label_id`, in no particular order: what
+    /// aggregates over arbitrary filters (``LogStore/summary(_:buckets:)``) group.
+    var matchingSQL: String
+    var matchingArguments: [DatabaseValue]
 
     static let columns = "id, created_at, level, label_id, text, metadata, file, function, line, thread_id, session_id"
 
@@ -117,7 +121,11 @@ struct MessageQuerySQL {
             countArguments = filterArguments
         }
 
-        let newestFirst = query.order == .newestFirst
+        matchingSQL = "SELECT id, created_at, level, label_id FROM messages"
+            + Self.whereClause(filters + labelCondition + Self.levelConditions(levels))
+        matchingArguments = filterArguments
+
+        let newestFirst = query.order != .oldestFirst
         var pageFilters = filters
         var pageArguments = filterArguments
         if let cursor = query.cursor {

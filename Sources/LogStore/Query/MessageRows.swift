@@ -44,4 +44,13 @@ enum MessageRows {
         guard let built = try MessageQuerySQL.resolving(query, connection: connection) else { return 0 }
         return Int(try connection.integer(built.countSQL, built.countArguments) ?? 0)
     }
+
+    /// SQL selecting `id, created_at, level, label_id` of every message `query`'s filters match
+    /// (its order, limit and cursor are ignored), with its arguments; `nil` when nothing can match.
+    static func matchingRowsSQL(
+        _ query: MessageQuery, connection: Connection
+    ) throws -> (sql: String, arguments: [DatabaseValue])? {
+        guard let built = try MessageQuerySQL.resolving(query, connection: connection) else { return nil }
+        return (built.matchingSQL, built.matchingArguments)
+    }
 }
