@@ -27,11 +27,15 @@ extension Schema {
         );
         INSERT INTO search_state (id, indexed_through) VALUES (1, 0);
 
+        -- Deleting the newest messages lowers the position with them: SQLite gives the next
+        -- message the id after the largest left, which must not count as indexed.
         CREATE TRIGGER message_search_delete AFTER DELETE ON messages
         WHEN old.id <= (SELECT indexed_through FROM search_state WHERE id = 1)
         BEGIN
             INSERT INTO message_search (message_search, rowid, text, metadata)
             VALUES ('delete', old.id, old.text, old.metadata);
+            UPDATE search_state SET indexed_through = (SELECT coalesce(max(id), 0) FROM messages)
+            WHERE id = 1 AND old.id > (SELECT coalesce(max(id), 0) FROM messages);
         END;
 
         CREATE TRIGGER message_search_update AFTER UPDATE OF text, metadata ON messages

@@ -17,6 +17,10 @@ final class StoreWriter: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let roomWaiters: RoomWaiters
     private let saveInterval: Duration
+    /// Whether the writer keeps the full-text index caught up (``SearchIndex``).
+    private let indexesSearch: Bool
+    /// The last failure of an index step, reported once per cause.
+    private let lastIndexFailure = Mutex<String?>(nil)
     private let preparer: BatchPreparer
     /// The next batch, being prepared in the background while the writer commits.
     private let pending = Mutex<PendingBatch?>(nil)
@@ -72,6 +76,7 @@ final class StoreWriter: Sendable {
         self.buffer = buffer
         self.broadcaster = EventBroadcaster()
         self.saveInterval = configuration.saveInterval
+        self.indexesSearch = configuration.isSearchIndexEnabled
         self.onWriteError = configuration.onWriteError
         let roomWaiters = RoomWaiters()
         self.roomWaiters = roomWaiters
@@ -274,7 +279,8 @@ final class StoreWriter: Sendable {
                 consecutiveFailures = outcome == .failed ? consecutiveFailures + 1 : 0
                 let ranJobs = runJobs()
                 if outcome == .failed { break }
-                if !buffer.isPastWakeThreshold && !ranJobs && !hasPendingBatch { break }
+                let indexedMore = indexSearch(isBusy: buffer.isPastWakeThreshold || ranJobs || hasPendingBatch)
+                if !buffer.isPastWakeThreshold && !ranJobs && !hasPendingBatch && !indexedMore { break }
                 // Steps of long jobs keep this loop going; closing must still end it.
                 if control.withLock({ $0.isStopping }) && !buffer.hasWaitingEvents && !hasPendingBatch { break }
             }
@@ -289,6 +295,33 @@ final class StoreWriter: Sendable {
     }
 
     private var hasPendingBatch: Bool { pending.withLock { $0 != nil } }
+
+    /// One step of the full-text index when it is due: whenever it lags and the writer is idle,
+    /// and while the writer is busy only once it lags past ``SearchIndex/maximumLag``.
+    ///
+    /// - Returns: whether messages remain unindexed after a step (the caller loops again).
+    private func indexSearch(isBusy: Bool) -> Bool {
+        guard indexesSearch else { return false }
+        return database.withLock { writer -> Bool in
+            do {
+                let lag = try SearchIndex.lag(writer.connection)
+                guard lag > 0, !isBusy || lag > SearchIndex.maximumLag else { return false }
+                let step = try SearchIndex.step(writer)
+                lastIndexFailure.withLock { $0 = nil }
+                return step.covered > 0 && step.remaining > 0
+            } catch {
+                // The index only falls behind (searches still read the rest): say so once per
+                // cause, and try again on the next round.
+                let failure = LogStoreError(error)
+                let isNew = lastIndexFailure.withLock { last -> Bool in
+                    defer { last = failure.description }
+                    return last != failure.description
+                }
+                if isNew { onWriteError?(failure) }
+                return false
+            }
+        }
+    }
 
     private func finishThread(failed: Bool) {
         _ = runJobs()

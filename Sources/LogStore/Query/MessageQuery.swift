@@ -62,22 +62,38 @@ public struct MessageQuery: Sendable, Hashable {
 
     /// A position in the results: the next page starts after it. Its text form (`description`)
     /// can be handed to a user or a command line and parsed back.
+    ///
+    /// In id order a cursor is the last message's id (`m1234`), so a page continues exactly
+    /// after it however many messages arrive meanwhile. In ``SortOrder/relevance`` order it is a
+    /// position among the ranked results (`r200`), since ranks move as messages arrive.
     public struct Cursor: Sendable, Hashable, Codable, LosslessStringConvertible {
-        /// The id of the last message of the page.
+        /// The id of the last message of the page (0 for a ``SortOrder/relevance`` position).
         public var lastID: Int64
+        /// How many ranked results came before, for ``SortOrder/relevance`` order.
+        var rankOffset: Int?
 
         /// A cursor after the message with this id.
         public init(lastID: Int64) {
             self.lastID = lastID
         }
 
-        /// Parses the text form; `nil` for anything else.
-        public init?(_ description: String) {
-            guard description.hasPrefix("m"), let id = Int64(description.dropFirst()), id >= 0 else { return nil }
-            self.lastID = id
+        /// A cursor after the first `rankOffset` results in relevance order.
+        init(rankOffset: Int) {
+            self.lastID = 0
+            self.rankOffset = rankOffset
         }
 
-        public var description: String { "m\(lastID)" }
+        /// Parses the text form; `nil` for anything else.
+        public init?(_ description: String) {
+            if description.hasPrefix("r"), let offset = Int(description.dropFirst()), offset >= 0 {
+                self.init(rankOffset: offset)
+                return
+            }
+            guard description.hasPrefix("m"), let id = Int64(description.dropFirst()), id >= 0 else { return nil }
+            self.init(lastID: id)
+        }
+
+        public var description: String { rankOffset.map { "r\($0)" } ?? "m\(lastID)" }
     }
 
     /// Creates a query; every filter defaults to "everything".
@@ -124,4 +140,14 @@ public struct MessagePage: Sendable, Hashable {
     public var messages: [LogStore.Message]
     /// Where the next page starts; `nil` when this page is the last.
     public var nextCursor: MessageQuery.Cursor?
+    /// For a ``MessageQuery/text`` search: per message id, the parts of its text that matched
+    /// (the words, prefixes and phrases of the search), for a caller to highlight.
+    public var matches: [Int64: [Range<String.Index>]] = [:]
+
+    /// A page of `messages`, continued at `nextCursor`.
+    public init(messages: [LogStore.Message], nextCursor: MessageQuery.Cursor?, matches: [Int64: [Range<String.Index>]] = [:]) {
+        self.messages = messages
+        self.nextCursor = nextCursor
+        self.matches = matches
+    }
 }

@@ -21,8 +21,19 @@ struct MessageQuerySQL {
     /// aggregates over arbitrary filters (``LogStore/summary(_:buckets:)``) group.
     var matchingSQL: String
     var matchingArguments: [DatabaseValue]
+    /// Every filter as conditions on `messages` columns, without order, limit or cursor: what
+    /// the full-text search path (``MessageSearchSQL``) adds to its index lookups.
+    var conditions: [String]
+    var conditionArguments: [DatabaseValue]
+    /// The ids the time and session filters narrowed the query to.
+    var idRange: ClosedRange<Int64>?
 
-    static let columns = "id, created_at, level, label_id, text, metadata, file, function, line, thread_id, session_id"
+    /// Qualified, so the search path can join the full-text index (whose columns are also
+    /// named `text` and `metadata`).
+    static let columns = """
+        messages.id, messages.created_at, messages.level, messages.label_id, messages.text, messages.metadata, \
+        messages.file, messages.function, messages.line, messages.thread_id, messages.session_id
+        """
 
     /// Above this many index walks, one plain query is cheaper than the merge.
     static let maximumArms = 64
@@ -30,35 +41,70 @@ struct MessageQuerySQL {
     /// Resolves the query's names and id range against `connection` and builds its SQL; `nil`
     /// when the filters can match nothing.
     static func resolving(_ query: MessageQuery, connection: Connection) throws -> MessageQuerySQL? {
+        guard let filters = try ResolvedFilters(query, connection: connection) else { return nil }
+        return MessageQuerySQL(query, filters)
+    }
+
+    /// A query's names resolved to row ids, and its time window to an id range.
+    struct ResolvedFilters {
         var labelIDs: [Int64]?
-        if !query.labels.isEmpty {
-            labelIDs = try LabelNames(connection: connection).ids(for: query.labels)
-            if labelIDs?.isEmpty == true { return nil }
-        }
+        var excludedLabelIDs: [Int64] = []
         var sessionIDs: [Int64]?
-        if !query.sessions.isEmpty {
-            sessionIDs = try SessionIdentifiers(connection: connection).rowIDs(for: query.sessions)
-            if sessionIDs?.isEmpty == true { return nil }
-        }
         var idRange: ClosedRange<Int64>?
-        if sessionIDs != nil || query.since != nil || query.until != nil {
-            guard let range = try blockRange(query, sessionIDs: sessionIDs, connection: connection) else { return nil }
-            idRange = range
-        }
         var statistics: LevelStatistics?
-        if let labelIDs, let levels = query.levels, levels.lowerBound >= .warning {
-            statistics = try LevelStatistics(connection: connection, labelIDs: labelIDs, levels: levels, sessionIDs: sessionIDs)
+        var taskRowID: Int64?
+        /// Stores before network tasks (read-only, unmigrated) have no technical messages.
+        var hasTaskMessages = true
+
+        /// `nil` when the filters can match nothing.
+        init?(_ query: MessageQuery, connection: Connection) throws {
+            if !query.labels.isEmpty || !query.excludedLabels.isEmpty {
+                let names = try LabelNames(connection: connection)
+                if !query.labels.isEmpty {
+                    labelIDs = names.ids(for: query.labels)
+                    if labelIDs?.isEmpty == true { return nil }
+                }
+                excludedLabelIDs = names.ids(for: query.excludedLabels)
+            }
+            if !query.sessions.isEmpty {
+                sessionIDs = try SessionIdentifiers(connection: connection).rowIDs(for: query.sessions)
+                if sessionIDs?.isEmpty == true { return nil }
+            }
+            if sessionIDs != nil || query.since != nil || query.until != nil {
+                guard let range = try MessageQuerySQL.blockRange(query, sessionIDs: sessionIDs, connection: connection)
+                else { return nil }
+                idRange = range
+            }
+            hasTaskMessages = try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks
+            if let taskID = query.taskID {
+                guard hasTaskMessages,
+                    let rowID = try connection.integer("SELECT id FROM tasks WHERE uuid = ?", [.text(taskID.uuidString)])
+                else { return nil }
+                taskRowID = rowID
+            }
+            if let labelIDs, let levels = query.levels, levels.lowerBound >= .warning, !MessageQuerySQL.hasRowFilters(query) {
+                statistics = try LevelStatistics(
+                    connection: connection, labelIDs: labelIDs, levels: levels, sessionIDs: sessionIDs)
+            }
         }
-        // Stores before network tasks (read-only, unmigrated) have no technical messages.
-        let hasTaskMessages = try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks
-        return MessageQuerySQL(
-            query, labelIDs: labelIDs, sessionIDs: sessionIDs, idRange: idRange, statistics: statistics,
-            hasTaskMessages: hasTaskMessages)
+
+        init(labelIDs: [Int64]?, sessionIDs: [Int64]?, idRange: ClosedRange<Int64>?) {
+            self.labelIDs = labelIDs
+            self.sessionIDs = sessionIDs
+            self.idRange = idRange
+        }
+    }
+
+    /// Whether the query filters on more than `message_counts` can answer (session, label and
+    /// level): such counts read the rows.
+    static func hasRowFilters(_ query: MessageQuery) -> Bool {
+        !query.excludedLabels.isEmpty || !query.files.isEmpty || !query.functions.isEmpty || !query.threadIDs.isEmpty
+            || !query.metadata.isEmpty || query.taskID != nil || !(query.text?.isEmpty ?? true)
     }
 
     /// The ids that can hold messages of these sessions in this time window, from the blocks
     /// that overlap them; `nil` when none do.
-    private static func blockRange(
+    fileprivate static func blockRange(
         _ query: MessageQuery, sessionIDs: [Int64]?, connection: Connection
     ) throws -> ClosedRange<Int64>? {
         let (conditions, arguments) = sessionAndTimeConditions(
@@ -72,17 +118,25 @@ struct MessageQuerySQL {
         return lower <= upper ? lower...upper : nil
     }
 
-    init(
-        _ query: MessageQuery, labelIDs: [Int64]?, sessionIDs: [Int64]?, idRange: ClosedRange<Int64>?,
-        statistics: LevelStatistics? = nil, hasTaskMessages: Bool = true
-    ) {
+    init(_ query: MessageQuery, _ resolved: ResolvedFilters) {
+        let labelIDs = resolved.labelIDs
+        let sessionIDs = resolved.sessionIDs
+        let idRange = resolved.idRange
+        self.idRange = idRange
+        let statistics = resolved.statistics
+        let hasTaskMessages = resolved.hasTaskMessages
         var filters: [String] = []
         var filterArguments: [DatabaseValue] = []
         // One rule for pages and both counts: `message_counts` holds logged messages only, so
         // the rows a page returns must be those too unless the query asks for task messages.
-        if hasTaskMessages && !query.includesTaskMessages {
+        if let taskRowID = resolved.taskRowID {
+            filters.append("task_id = \(taskRowID)")
+        } else if hasTaskMessages && !query.includesTaskMessages {
             filters.append("task_id IS NULL")
         }
+        let (rowFilters, rowArguments) = Self.rowConditions(query, excludedLabelIDs: resolved.excludedLabelIDs)
+        filters += rowFilters
+        filterArguments += rowArguments
         if let idRange {
             filters.append("id BETWEEN \(idRange.lowerBound) AND \(idRange.upperBound)")
         }
@@ -97,7 +151,7 @@ struct MessageQuerySQL {
         if let labelIDs {
             labelCondition.append("label_id IN (\(labelIDs.map(String.init).joined(separator: ",")))")
         }
-        if query.since == nil && query.until == nil {
+        if query.since == nil && query.until == nil && resolved.taskRowID == nil && rowFilters.isEmpty {
             // Sessions, labels and levels only: `message_counts` has the answer in a few rows.
             var conditions = labelCondition
             if let sessionIDs {
@@ -121,8 +175,9 @@ struct MessageQuerySQL {
             countArguments = filterArguments
         }
 
-        matchingSQL = "SELECT id, created_at, level, label_id FROM messages"
-            + Self.whereClause(filters + labelCondition + Self.levelConditions(levels))
+        conditions = filters + labelCondition + Self.levelConditions(levels)
+        conditionArguments = filterArguments
+        matchingSQL = "SELECT id, created_at, level, label_id FROM messages" + Self.whereClause(conditions)
         matchingArguments = filterArguments
 
         let newestFirst = query.order != .oldestFirst
@@ -184,6 +239,42 @@ struct MessageQuerySQL {
             sql = parts.joined(separator: " UNION ALL ") + order + " LIMIT \(limit)"
             arguments = Array(repeating: pageArguments, count: arms.count).flatMap { $0 }
         }
+    }
+
+    /// The filters that only the rows can answer: excluded labels, files, functions, threads and
+    /// metadata (exact, with SQLite's JSON functions: see ``MetadataFilter``). Text search is
+    /// not among them: ``MessageSearchSQL`` answers it from the index.
+    static func rowConditions(
+        _ query: MessageQuery, excludedLabelIDs: [Int64]
+    ) -> (conditions: [String], arguments: [DatabaseValue]) {
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        func anyOf(_ column: String, _ values: [DatabaseValue]) {
+            guard !values.isEmpty else { return }
+            conditions.append("\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ",")))")
+            arguments += values
+        }
+        if !excludedLabelIDs.isEmpty {
+            conditions.append("label_id NOT IN (\(excludedLabelIDs.map(String.init).joined(separator: ",")))")
+        }
+        anyOf("file", query.files.map(DatabaseValue.text))
+        anyOf("function", query.functions.map(DatabaseValue.text))
+        anyOf("thread_id", query.threadIDs.map { .integer(Int64($0)) })
+        for filter in query.metadata {
+            // `json_valid` first: metadata another tool wrote may not be JSON, and the other JSON
+            // functions fail the whole query on such a row.
+            if let value = filter.value {
+                conditions.append("""
+                    json_valid(messages.metadata) AND json_type(messages.metadata, ?) IN ('text', 'integer', 'real') \
+                    AND CAST(json_extract(messages.metadata, ?) AS TEXT) = ?
+                    """)
+                arguments += [.text(filter.jsonPath), .text(filter.jsonPath), .text(value)]
+            } else {
+                conditions.append("json_valid(messages.metadata) AND json_type(messages.metadata, ?) IS NOT NULL")
+                arguments.append(.text(filter.jsonPath))
+            }
+        }
+        return (conditions, arguments)
     }
 
     /// The session and time filters of `query` on a table whose rows span times from

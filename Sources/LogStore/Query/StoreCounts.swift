@@ -13,9 +13,12 @@ struct StoreCounts: Sendable {
     var sessions: Int
     var schemaVersion: Int
     var pageBytes: Int64
+    /// Messages (ids) past the full-text index's position.
+    var unindexedMessages: Int
 
     init(connection: Connection) throws {
         messages = Int(try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
+        unindexedMessages = Int(try SearchIndex.lag(connection))
         sessions = Int(try connection.integer("SELECT count(*) FROM sessions") ?? 0)
         schemaVersion = try Migrations.currentVersion(connection)
         guard schemaVersion >= Migrations.firstVersionWithTasks else {

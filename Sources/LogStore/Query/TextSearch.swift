@@ -44,21 +44,21 @@ public struct TextSearch: Sendable, Hashable, Codable {
     public static func fts5(_ query: String) -> TextSearch { TextSearch(query, syntax: .fts5) }
 
     /// Whether the search filters nothing (no text at all).
-    var isEmpty: Bool { text.allSatisfy(\.isWhitespace) }
+    var isEmpty: Bool { matchExpression == nil }
 
     /// The FTS5 query expression to bind as the right side of `MATCH` (never spliced into SQL);
     /// `nil` when ``isEmpty``.
     var matchExpression: String? {
-        guard !isEmpty else { return nil }
         switch syntax {
         case .fts5:
-            return text
+            return text.allSatisfy(\.isWhitespace) ? nil : text
         case .plain:
             // Each word as an FTS5 string: inside double quotes nothing is an operator, and a
-            // quote is written twice. Words are split on any white space, as typed.
-            return text.split(whereSeparator: \.isWhitespace)
-                .map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-                .joined(separator: " ")
+            // quote is written twice. Words are split on any white space, as typed, and on NUL,
+            // where FTS5 would stop reading the query (it separates words anyway).
+            let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "\u{0}" })
+            guard !words.isEmpty else { return nil }
+            return words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
         }
     }
 }

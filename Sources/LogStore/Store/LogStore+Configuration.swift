@@ -59,6 +59,17 @@ extension LogStore {
         /// Default: `true`.
         public var isBlobCompressionEnabled: Bool = true
 
+        /// Whether this store's writer keeps the full-text index of messages up to date
+        /// (``MessageQuery/text``, metadata filters). Default: `true`.
+        ///
+        /// The index is written after the messages, while the writer has nothing else to do,
+        /// so logging calls never wait for it; under sustained full-speed logging it takes
+        /// about half the writer's time (README "Full-text search" has the figures). With it
+        /// off, nothing is indexed from then on and searches read the unindexed messages
+        /// one by one (about 8 s per million); deletions keep what was indexed in step either
+        /// way. Another process writing the same store with it on indexes for everyone.
+        public var isSearchIndexEnabled: Bool = true
+
         /// Messages below this level are discarded at the call site before their text is built.
         /// Default: `.trace` (everything is kept).
         public var minimumLevel: Level = .trace

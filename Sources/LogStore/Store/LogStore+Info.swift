@@ -43,6 +43,9 @@ extension LogStore {
         /// (``Configuration/maxPendingEvents`` or ``Configuration/maxPendingBytes``), also while
         /// commits were failing.
         public var droppedEventCount: Int
+        /// Committed messages the full-text index has not reached yet (searches still find them:
+        /// see ``Configuration/isSearchIndexEnabled``); 0 once it has caught up.
+        public var unindexedMessageCount: Int = 0
         /// Events set aside since the store was opened because committing them failed on their
         /// own, while the rest of their batch committed (a body that could not be written, a
         /// value SQLite refused): they are not retried. Each was reported to
@@ -107,6 +110,7 @@ extension LogStore {
             pendingEventCount: core.buffer.pendingCount,
             pendingEventBytes: core.buffer.pendingBytes,
             droppedEventCount: Int(core.buffer.droppedCount),
+            unindexedMessageCount: counts.unindexedMessages,
             rejectedEventCount: setAside?.rejectedEvents ?? 0,
             blobDeletionFailureCount: setAside?.blobDeletionFailures ?? 0,
             droppedSubscriberEventCount: core.writer?.broadcaster.droppedCount ?? 0,

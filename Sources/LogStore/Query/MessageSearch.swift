@@ -1,0 +1,144 @@
+/// Runs a ``MessageSearchSQL`` query: its indexed and unindexed parts in one snapshot, in the
+/// query's order, one page at a time.
+enum MessageSearch {
+    /// One page of the messages `query` selects.
+    static func page(
+        _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
+    ) throws -> MessagePage {
+        try inSnapshot(query, connection) {
+            let reader = try MessageReader(connection: connection)
+            let parts = try Parts(query, base, search, connection: connection)
+            let wanted = max(1, query.limit) + 1
+            var messages: [LogStore.Message] = []
+            var matches: [Int64: [Range<String.Index>]] = [:]
+            func read(_ sql: (sql: String, arguments: [DatabaseValue])) throws {
+                let statement = try connection.prepare(sql.sql)
+                try statement.bind(sql.arguments)
+                while messages.count < wanted, try statement.step() {
+                    let message = reader.message(statement)
+                    if let highlighted = statement.optionalString(at: 11),
+                        let ranges = Highlight.ranges(highlighted, in: message.text)
+                    {
+                        matches[message.id] = ranges
+                    }
+                    messages.append(message)
+                }
+            }
+            switch query.order {
+            case .newestFirst:
+                if let ids = parts.unindexed { try read(search.unindexedSQL(base, ids: ids, order: .newestFirst, limit: wanted)) }
+                if let ids = parts.indexed, messages.count < wanted {
+                    try read(search.indexedSQL(base, ids: ids, order: .newestFirst, limit: wanted - messages.count))
+                }
+            case .oldestFirst:
+                if let ids = parts.indexed { try read(search.indexedSQL(base, ids: ids, order: .oldestFirst, limit: wanted)) }
+                if let ids = parts.unindexed, messages.count < wanted {
+                    try read(search.unindexedSQL(base, ids: ids, order: .oldestFirst, limit: wanted - messages.count))
+                }
+            case .relevance:
+                // Ranked among the indexed messages, then the unindexed ones ranked among
+                // themselves: bm25 weighs a word by how rare it is in its own index.
+                let offset = query.cursor?.rankOffset ?? 0
+                var indexedTotal = 0
+                if let ids = parts.indexed {
+                    try read(search.indexedSQL(base, ids: ids, order: .rank, limit: wanted, offset: offset))
+                    indexedTotal = messages.isEmpty ? try count(search.indexedSQL(base, ids: ids, order: .rank, limit: nil), connection) : offset + messages.count
+                }
+                if let ids = parts.unindexed, messages.count < wanted {
+                    try read(search.unindexedSQL(
+                        base, ids: ids, order: .rank, limit: wanted - messages.count, offset: max(0, offset - indexedTotal)))
+                }
+                var page = MessageRows.page(messages, limit: query.limit)
+                page.nextCursor = page.nextCursor.map { _ in MessageQuery.Cursor(rankOffset: offset + page.messages.count) }
+                page.matches = matches.filter { id, _ in page.messages.contains { $0.id == id } }
+                return page
+            }
+            var page = MessageRows.page(messages, limit: query.limit)
+            if !matches.isEmpty { page.matches = matches.filter { id, _ in page.messages.contains { $0.id == id } } }
+            return page
+        }
+    }
+
+    /// How many messages `query` selects.
+    static func count(
+        _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
+    ) throws -> Int {
+        var unpaged = query
+        unpaged.cursor = nil
+        return try inSnapshot(query, connection) {
+            let parts = try Parts(unpaged, base, search, connection: connection)
+            var total = 0
+            if let ids = parts.indexed { total += try count(search.indexedSQL(base, ids: ids, order: .oldestFirst, limit: nil), connection) }
+            if let ids = parts.unindexed { total += try count(search.unindexedSQL(base, ids: ids, order: .oldestFirst, limit: nil), connection) }
+            return total
+        }
+    }
+
+    /// The ids of every message `query` selects, in id order.
+    static func matchingIDs(
+        _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
+    ) throws -> [Int64] {
+        var unpaged = query
+        unpaged.cursor = nil
+        return try inSnapshot(query, connection) {
+            let parts = try Parts(unpaged, base, search, connection: connection)
+            var ids: [Int64] = []
+            for part in [parts.indexed.map { search.indexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) },
+                         parts.unindexed.map { search.unindexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) }]
+            {
+                guard let part else { continue }
+                let statement = try connection.prepare("SELECT id FROM (\(part.sql))")
+                try statement.bind(part.arguments)
+                while try statement.step() { ids.append(statement.int64(at: 0)) }
+            }
+            return ids
+        }
+    }
+
+    /// The id ranges of the two parts a query reads, after the query's cursor and time window.
+    private struct Parts {
+        /// Ids the index covers; `nil` when none are to be read.
+        var indexed: ClosedRange<Int64>?
+        /// Ids past the index, ready in the temporary index; `nil` when none are to be read.
+        var unindexed: ClosedRange<Int64>?
+
+        init(_ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection) throws {
+            var lower = base.idRange?.lowerBound ?? 1
+            var upper = base.idRange?.upperBound ?? Int64.max
+            if let cursor = query.cursor, cursor.rankOffset == nil {
+                if query.order == .oldestFirst {
+                    lower = max(lower, cursor.lastID + 1)
+                } else {
+                    upper = min(upper, cursor.lastID - 1)
+                }
+            }
+            let indexedThrough = try SearchIndex.indexedThrough(connection)
+            let reach = indexedThrough ?? 0
+            if indexedThrough != nil, lower <= min(upper, reach) {
+                indexed = lower...min(upper, reach)
+            }
+            let first = max(lower, reach + 1)
+            if first <= upper {
+                let hasRows = search.unindexedMatch == nil
+                    ? true
+                    : try UnindexedMessages.index(after: first - 1, connection: connection)
+                if hasRows { unindexed = first...upper }
+            }
+        }
+    }
+
+    private static func count(_ part: (sql: String, arguments: [DatabaseValue]), _ connection: Connection) throws -> Int {
+        Int(try connection.integer("SELECT count(*) FROM (\(part.sql))", part.arguments) ?? 0)
+    }
+
+    /// Runs `body` in one read snapshot (the index's position and both parts agree), and turns
+    /// an FTS5 query SQLite refuses into ``LogStoreError/invalidArgument(_:)``.
+    private static func inSnapshot<T>(_ query: MessageQuery, _ connection: Connection, _ body: () throws -> T) throws -> T {
+        do {
+            return try connection.transaction(.deferred, body)
+        } catch let error as DatabaseError where error.isGenericError && query.text?.syntax == .fts5 {
+            throw LogStoreError.invalidArgument(
+                "the search \"\(query.text?.text ?? "")\" is not a valid FTS5 query: \(error.message)")
+        }
+    }
+}

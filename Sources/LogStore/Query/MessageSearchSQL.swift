@@ -1,0 +1,106 @@
+/// The SQL of a ``MessageQuery`` the full-text index serves: one with ``MessageQuery/text``,
+/// or with metadata filters the index can narrow.
+///
+/// A search has two parts, read in one snapshot: the messages the index covers
+/// (`id <= indexedThrough`, looked up in `message_search`), and the few it has not reached yet
+/// (looked up in the temporary ``UnindexedMessages`` index, or read directly when only
+/// metadata is asked). Every other filter is a condition on the joined `messages` row, and the
+/// index drives the join (`CROSS JOIN`), walking its matches in id order, so "latest 100"
+/// stops after 100 matches instead of collecting them all.
+struct MessageSearchSQL {
+    /// The `MATCH` expression for the index: the text search on the `text` column, and each
+    /// metadata filter's necessary words on the `metadata` column.
+    let indexMatch: String
+    /// The `MATCH` expression for the unindexed messages (`nil`: read them directly).
+    let unindexedMatch: String?
+    /// Whether results carry highlights (a text search).
+    let highlights: Bool
+
+    /// `nil` when the index does not serve the query (no text, no metadata filter it can
+    /// narrow): the plain path answers it.
+    init?(_ query: MessageQuery) {
+        let text = query.text?.matchExpression.map { "text : (\($0))" }
+        let metadata = query.metadata.compactMap(Self.necessaryWords)
+        let parts = (text.map { [$0] } ?? []) + metadata
+        guard !parts.isEmpty else { return nil }
+        indexMatch = parts.count == 1 ? parts[0] : parts.map { "(\($0))" }.joined(separator: " AND ")
+        unindexedMatch = text
+        highlights = text != nil
+    }
+
+    /// Words every message matching `filter` has in its `metadata` column, as an FTS5 query, or
+    /// `nil` when the index cannot narrow it.
+    ///
+    /// The library writes metadata as JSON in which a key or value appears verbatim between
+    /// quotes, so each one's words appear in the indexed text; the filter stays exact because the
+    /// JSON condition is checked on every row the index finds. Not so for text with control
+    /// characters: JSON writes a newline as `\n`, which the tokenizer reads as the letter `n`.
+    /// At least one term must hold an ASCII letter or digit: a term with no words at all
+    /// would match nothing.
+    static func necessaryWords(_ filter: MetadataFilter) -> String? {
+        let terms = filter.path + (filter.value.map { [$0] } ?? [])
+        guard terms.allSatisfy({ $0.unicodeScalars.allSatisfy { $0.value >= 0x20 } }),
+            terms.contains(where: { $0.unicodeScalars.contains { $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) } })
+        else { return nil }
+        let words = terms.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
+        return "metadata : (\(words))"
+    }
+
+    /// The columns read, with the highlighted text last (`NULL` when not highlighting).
+    func columns(table: String) -> String {
+        MessageQuerySQL.columns + ", "
+            + (highlights ? "highlight(\(table), 0, '\(Self.matchStart)', '\(Self.matchEnd)')" : "NULL")
+    }
+
+    /// Marks a highlight's start and end: private-use characters, so text that contains them
+    /// is simply not highlighted (``Highlight``).
+    static let matchStart = "\u{E000}"
+    static let matchEnd = "\u{E001}"
+
+    /// Rows of one part in id order, or by rank.
+    enum Order {
+        case newestFirst, oldestFirst, rank
+    }
+
+    /// The indexed part: messages with ids in `ids` (within the index's reach) that match.
+    func indexedSQL(
+        _ base: MessageQuerySQL, ids: ClosedRange<Int64>, order: Order, limit: Int?, offset: Int = 0
+    ) -> (sql: String, arguments: [DatabaseValue]) {
+        let sql = "SELECT \(columns(table: "message_search")) FROM message_search CROSS JOIN messages"
+            + " ON messages.id = message_search.rowid WHERE message_search MATCH ?"
+            + " AND message_search.rowid BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
+            + base.conditions.map { " AND " + $0 }.joined()
+            + Self.orderClause(order, rowid: "message_search.rowid")
+            + (limit.map { " LIMIT \($0) OFFSET \(offset)" } ?? "")
+        return (sql, [.text(indexMatch)] + base.conditionArguments)
+    }
+
+    /// The unindexed part: messages with ids in `ids` (past the index) that match.
+    func unindexedSQL(
+        _ base: MessageQuerySQL, ids: ClosedRange<Int64>, order: Order, limit: Int?, offset: Int = 0
+    ) -> (sql: String, arguments: [DatabaseValue]) {
+        let table = UnindexedMessages.table
+        if let unindexedMatch {
+            let sql = "SELECT \(columns(table: table)) FROM temp.\(table) CROSS JOIN messages"
+                + " ON messages.id = \(table).rowid WHERE \(table) MATCH ?"
+                + " AND \(table).rowid BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
+                + base.conditions.map { " AND " + $0 }.joined()
+                + Self.orderClause(order, rowid: "\(table).rowid")
+                + (limit.map { " LIMIT \($0) OFFSET \(offset)" } ?? "")
+            return (sql, [.text(unindexedMatch)] + base.conditionArguments)
+        }
+        let sql = "SELECT \(columns(table: "")) FROM messages WHERE messages.id BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
+            + base.conditions.map { " AND " + $0 }.joined()
+            + Self.orderClause(order == .rank ? .newestFirst : order, rowid: "messages.id")
+            + (limit.map { " LIMIT \($0) OFFSET \(offset)" } ?? "")
+        return (sql, base.conditionArguments)
+    }
+
+    private static func orderClause(_ order: Order, rowid: String) -> String {
+        switch order {
+        case .newestFirst: " ORDER BY \(rowid) DESC"
+        case .oldestFirst: " ORDER BY \(rowid) ASC"
+        case .rank: " ORDER BY rank, \(rowid) DESC"
+        }
+    }
+}
