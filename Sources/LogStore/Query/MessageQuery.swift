@@ -27,7 +27,7 @@ public struct MessageQuery: Sendable, Hashable {
     public var text: TextSearch?
     /// Conditions on the metadata, all of which must hold; empty for none.
     public var metadata: [MetadataFilter]
-    /// Source files to include, exactly as logged (`#fileID`, such as `"App/Server.swift"`);
+    /// Source files to include, as stored: a file's last path component (`"Server.swift"`);
     /// empty for all.
     public var files: [String]
     /// Functions to include, exactly as logged (`#function`, such as `"handle(_:)"`); empty for all.
