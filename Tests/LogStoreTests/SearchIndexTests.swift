@@ -66,6 +66,33 @@ struct SearchIndexTests {
         }
     }
 
+    /// The newest messages were never indexed (a writer with the index off logged them) when
+    /// everything is removed: the position must still come down, or the next messages' ids
+    /// would count as indexed (missed by searches, and a corrupt index when deleted).
+    @Test func removingUnindexedNewestMessagesBringsThePositionDown() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url) { store in
+                for i in 0..<40 { store.storeMessage(label: "app", level: .info, message: "indexed \(i) elder") }
+                try await store.flush()
+                try await Self.waitUntilIndexed(store)
+            }
+            var unindexed = LogStore.Configuration()
+            unindexed.isSearchIndexEnabled = false
+            try await withStore(at: url, configuration: unindexed) { store in
+                for i in 0..<20 { store.storeMessage(label: "app", level: .info, message: "unindexed \(i) elder") }
+                try await store.flush()
+                try await store.removeAll()
+                for i in 0..<5 { store.storeMessage(label: "app", level: .info, message: "fresh \(i) fig") }
+                try await store.flush()
+                #expect(try await Self.found(store, "fig").count == 5)
+                #expect(try await store.info().unindexedMessageCount == 5)
+                try await store.removeAll()
+                #expect(try await Self.found(store, "fig").isEmpty)
+                #expect(try await Self.found(store, "elder").isEmpty)
+            }
+        }
+    }
+
     @Test func removeSessionsLeavesNoGhosts() async throws {
         try await withTemporaryStoreURL { url in
             let first = try await withStore(at: url) { store in

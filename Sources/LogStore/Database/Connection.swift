@@ -178,6 +178,10 @@ final class Connection {
     /// Rows changed by the last statement; the corresponding C function is `sqlite3_changes64`.
     var changes: Int64 { sqlite3_changes64(handle) }
 
+    /// Rows changed since the connection opened; the corresponding C function is
+    /// `sqlite3_total_changes64`.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// The rowid of the last insert; the corresponding C function is `sqlite3_last_insert_rowid`.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -20,22 +20,29 @@ extension Schema {
             tokenize = 'unicode61 remove_diacritics 2'
         );
 
-        -- Every message with id <= indexed_through is in message_search.
+        -- Every message with id <= indexed_through is in message_search. Deleted words stay in
+        -- the index's segments until they merge: deleted_since_merge counts the messages
+        -- deleted from it since the sweep last compacted it.
         CREATE TABLE search_state (
-            id               INTEGER PRIMARY KEY CHECK (id = 1),
-            indexed_through  INTEGER NOT NULL
+            id                   INTEGER PRIMARY KEY CHECK (id = 1),
+            indexed_through      INTEGER NOT NULL,
+            deleted_since_merge  INTEGER NOT NULL
         );
-        INSERT INTO search_state (id, indexed_through) VALUES (1, 0);
+        INSERT INTO search_state (id, indexed_through, deleted_since_merge) VALUES (1, 0, 0);
 
-        -- Deleting the newest messages lowers the position with them: SQLite gives the next
-        -- message the id after the largest left, which must not count as indexed.
+        -- A deleted message leaves the index if it was in it. And the position never stays
+        -- above the newest message left: SQLite gives the next message the id after the
+        -- largest, which must not count as indexed (after removeAll, for example). One trigger,
+        -- so the two happen in this order.
         CREATE TRIGGER message_search_delete AFTER DELETE ON messages
-        WHEN old.id <= (SELECT indexed_through FROM search_state WHERE id = 1)
         BEGIN
             INSERT INTO message_search (message_search, rowid, text, metadata)
-            VALUES ('delete', old.id, old.text, old.metadata);
-            UPDATE search_state SET indexed_through = (SELECT coalesce(max(id), 0) FROM messages)
-            WHERE id = 1 AND old.id > (SELECT coalesce(max(id), 0) FROM messages);
+            SELECT 'delete', old.id, old.text, old.metadata
+            WHERE old.id <= (SELECT indexed_through FROM search_state WHERE id = 1);
+            UPDATE search_state
+            SET deleted_since_merge = deleted_since_merge + (old.id <= indexed_through),
+                indexed_through = min(indexed_through, (SELECT coalesce(max(id), 0) FROM messages))
+            WHERE id = 1;
         END;
 
         CREATE TRIGGER message_search_update AFTER UPDATE OF text, metadata ON messages

@@ -56,4 +56,32 @@ enum SearchIndex {
             return (end - indexed, newest - end)
         }
     }
+
+    /// Merges the index's segments by about `pages` pages, in one transaction: deletions leave
+    /// their words in the index as tombstones until the segments holding them are merged, so
+    /// after a sweep the index is compacted in these steps (FTS5's incremental `optimize`).
+    ///
+    /// - Returns: whether there was anything to merge.
+    static func merge(_ writer: BatchWriter, pages: Int) throws -> Bool {
+        guard try hasIndex(writer.connection) else { return false }
+        return try writer.transaction {
+            let before = writer.connection.totalChanges
+            try writer.connection.run(
+                "INSERT INTO message_search (message_search, rank) VALUES ('merge', ?)", [.integer(-Int64(max(1, pages)))])
+            // FTS5 documents a change count below two as "nothing was merged".
+            let merged = writer.connection.totalChanges - before >= 2
+            if !merged { try writer.connection.execute("UPDATE search_state SET deleted_since_merge = 0 WHERE id = 1") }
+            return merged
+        }
+    }
+
+    /// Whether enough was deleted from the index since it was last compacted to compact it now:
+    /// a fifth of what it holds (merging rewrites every segment, ~2 µs per message kept).
+    static func needsCompaction(_ connection: Connection) throws(DatabaseError) -> Bool {
+        guard try hasIndex(connection) else { return false }
+        let deleted = try connection.integer("SELECT deleted_since_merge FROM search_state WHERE id = 1") ?? 0
+        guard deleted > 0 else { return false }
+        let kept = try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0
+        return deleted * 5 >= kept
+    }
 }

@@ -69,8 +69,9 @@ public struct MessageQuery: Sendable, Hashable {
     public struct Cursor: Sendable, Hashable, Codable, LosslessStringConvertible {
         /// The id of the last message of the page (0 for a ``SortOrder/relevance`` position).
         public var lastID: Int64
-        /// How many ranked results came before, for ``SortOrder/relevance`` order.
-        var rankOffset: Int?
+        /// For ``SortOrder/relevance`` order, how many ranked results came before; `nil` for a
+        /// cursor in id order.
+        public internal(set) var rankOffset: Int?
 
         /// A cursor after the message with this id.
         public init(lastID: Int64) {

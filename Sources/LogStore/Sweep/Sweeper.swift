@@ -24,6 +24,8 @@ final class Sweeper: Sendable {
     static let messagesPerStep = StepSize(rows: 5_000, range: 500...200_000)
     static let tasksPerStep = StepSize(rows: 200, range: 20...20_000)
     static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
+    /// Pages of the full-text index merged per step when it is compacted.
+    static let indexMergePagesPerStep = StepSize(rows: 256, range: 32...16_384)
     /// Deleting a session checks every task for it (no index on `tasks.session_id`): few per step.
     static let sessionsPerStep = StepSize(rows: 1, range: 1...16)
     /// The most rounds of trimming for size in one sweep (see ``run(_:)``).
@@ -291,6 +293,13 @@ final class Sweeper: Sendable {
     /// Incremental vacuum in steps, each followed by a passive checkpoint so the WAL does not
     /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
     func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
+        // The full-text index keeps deleted words until its segments merge: after large
+        // deletions compact it first, so the pages it frees are given back too.
+        if try await core.read({ try SearchIndex.needsCompaction($0) }) {
+            _ = try await repeatSteps((), size: Self.indexMergePagesPerStep) { writer, _, pages in
+                (try !SearchIndex.merge(writer, pages: pages), pages)
+            }
+        }
         let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
         if free > 0 {
             _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in

@@ -6,26 +6,46 @@ import LogStore
 enum MessagesCommand: Command {
     static let spec = CommandSpec(
         name: "messages",
-        summary: "List messages, filtered by level, label, session and time, one page at a time.",
+        summary: "List and search messages by level, label, text, metadata, session and time, one page at a time.",
         positionals: [.init(name: "store", help: "The store directory.")],
         options: [
             .value("level", "level", "Only this level and above (warning), or a range (info...error)."),
         ] + PageFilters.options(
             items: "messages", timed: "messages", labelHelp: "Only this label; repeat for several.",
             defaultLimit: defaultLimit
-        ) + [
-            .flag("task-messages", "Include the technical messages of network tasks (default: logged messages only)."),
+        ) + filterOptions + [
+            .flag("reverse", "Print the oldest messages first (as --oldest-first)."),
+            .flag("rank", "With --grep or --fts: the best matches first (bm25), not the newest."),
+            .value("after-cursor", "cursor", "Only messages logged after this cursor (see --show-cursor), oldest first."),
+            .flag("show-cursor", "End with the cursor of the newest message shown, for a later --after-cursor."),
             .flag("json", "Print NDJSON: one JSON object per message."),
         ],
         discussion: """
             Times are ISO 8601 (2025-03-01T12:00:00Z, 2025-03-01) or a time ago: 90s, 15m, 2h, 3d, 1w.
             Levels: trace, debug, info, notice, warning, error, critical.
+            --grep finds the words as typed, each one, without case or accents; --fts takes
+            SQLite's FTS5 syntax: "a phrase", prefix*, AND, OR, NOT, NEAR(a b, 5), (...).
+            --meta key=value matches a metadata value; --meta key, a key that exists; a dotted
+            key (http.status=500) is a path into nested metadata.
 
             Examples:
               logstore messages app.logstore --level warning --since 2h
-              logstore messages app.logstore --label http --label db --limit 50 --json
-              logstore messages app.logstore --task-messages --label network
+              logstore messages app.logstore --grep "connection reset" --label http
+              logstore messages app.logstore --fts 'timeout OR refus*' --rank
+              logstore messages app.logstore --meta user=42 --exclude-label health --json
+              logstore messages app.logstore --show-cursor     # later: --after-cursor m1234
             """)
+
+    /// The filters `messages` shares with `tail`.
+    static let filterOptions: [OptionSpec] = [
+        .value("grep", "text", "Only messages with these words (full-text search; matches are highlighted)."),
+        .value("fts", "query", "Only messages matching this FTS5 query (phrases, prefix*, AND, OR, NOT, NEAR)."),
+        .repeatable("meta", "key=value", "Only messages with this metadata value (or key, without =); repeat for several."),
+        .repeatable("exclude-label", "label", "Leave out this label; repeat for several."),
+        .repeatable("file", "name", "Only messages logged in this source file (Server.swift); repeat for several."),
+        .repeatable("function", "name", "Only messages logged in this function; repeat for several."),
+        .flag("task-messages", "Include the technical messages of network tasks (default: logged messages only)."),
+    ]
 
     static let defaultLimit = 100
 
@@ -38,40 +58,102 @@ enum MessagesCommand: Command {
         lookahead.limit = pageSize + 1
         let page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.messages(lookahead) }
         let messages = page.messages.prefix(pageSize)
-        let next = page.messages.count > pageSize ? messages.last.map { MessageQuery.Cursor(lastID: $0.id) } : nil
+        let next = page.messages.count > pageSize ? pageCursor(page, query: query, shown: messages.count) : nil
+        let newest = arguments.flag("show-cursor") ? messages.map(\.id).max().map { MessageQuery.Cursor(lastID: $0) } : nil
 
         if arguments.flag("json") {
             for message in messages { console.line(try JSONOutput.line(MessageRecord(message: message))) }
             if let next {
                 console.errorLine("logstore: more messages: continue with --cursor \(next)")
             }
+            if let newest { console.errorLine("logstore: cursor: \(newest)") }
             return
         }
         if messages.isEmpty {
             console.line("No messages match.")
-            return
         }
         let labelWidth = min(16, messages.map(\.label.count).max() ?? 0)
         for message in messages {
-            console.line(MessageFormat.line(message, labelWidth: labelWidth, style: console.style))
+            console.line(MessageFormat.line(
+                message, labelWidth: labelWidth, style: console.style, matches: page.matches[message.id] ?? []))
         }
         if let next {
             console.line(console.style.dim("-- more: \(continuation(arguments.raw, cursor: next))"))
         }
+        if let newest { console.line(console.style.dim("-- cursor: \(newest)")) }
+    }
+
+    /// The cursor after the last message shown: its id, or its rank position.
+    private static func pageCursor(_ page: MessagePage, query: MessageQuery, shown: Int) -> MessageQuery.Cursor? {
+        guard query.order == .relevance else { return page.messages.prefix(shown).last.map { MessageQuery.Cursor(lastID: $0.id) } }
+        let offset = query.cursor?.rankOffset ?? 0
+        return MessageQuery.Cursor("r\(offset + shown)")
     }
 
     /// The filters and page as a ``MessageQuery``.
     static func query(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> MessageQuery {
         let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
-        var query = MessageQuery(
-            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until,
-            order: page.isOldestFirst ? .oldestFirst : .newestFirst, limit: page.limit,
-            cursor: try page.cursor(MessageQuery.Cursor.self, example: "m1234"),
-            includesTaskMessages: arguments.flag("task-messages"))
+        var query = try filters(arguments)
+        query.labels = page.labels
+        query.sessions = page.sessions
+        query.since = page.since
+        query.until = page.until
+        query.limit = page.limit
+        query.order = page.isOldestFirst || arguments.flag("reverse") ? .oldestFirst : .newestFirst
+        query.cursor = try page.cursor(MessageQuery.Cursor.self, example: "m1234")
         if let level = arguments.value("level") {
             query.levels = try ValueParsers.levels(level)
         }
+        if arguments.flag("rank") {
+            guard query.text != nil else {
+                throw UsageError(message: "--rank orders the matches of --grep or --fts: give one of them")
+            }
+            guard !page.isOldestFirst && !arguments.flag("reverse") else {
+                throw UsageError(message: "--rank and --reverse (--oldest-first) are two different orders: choose one")
+            }
+            query.order = .relevance
+        }
+        if let after = arguments.value("after-cursor") {
+            guard query.cursor == nil else {
+                throw UsageError(message: "--after-cursor and --cursor both say where to start: choose one")
+            }
+            guard query.order != .relevance else {
+                throw UsageError(message: "--after-cursor lists in logging order: it does not combine with --rank")
+            }
+            let cursor: MessageQuery.Cursor = try ValueParsers.cursor(after, option: "after-cursor", example: "m1234")
+            guard cursor.rankOffset == nil else {
+                throw UsageError(message: "invalid value '\(after)' for --after-cursor: expected a message cursor such as m1234")
+            }
+            query.cursor = cursor
+            query.order = .oldestFirst
+        }
         return query
+    }
+
+    /// The filters `messages` and `tail` share (``filterOptions``), on an otherwise open query.
+    static func filters(_ arguments: ParsedArguments) throws(UsageError) -> MessageQuery {
+        var query = MessageQuery(includesTaskMessages: arguments.flag("task-messages"))
+        switch (arguments.value("grep"), arguments.value("fts")) {
+        case (let grep?, nil): query.text = .plain(grep)
+        case (nil, let fts?): query.text = .fts5(fts)
+        case (nil, nil): break
+        case (_?, _?): throw UsageError(message: "--grep and --fts are two syntaxes of one search: give one of them")
+        }
+        query.metadata = try arguments.all("meta").map { (text) throws(UsageError) in try metadataFilter(text) }
+        query.excludedLabels = arguments.all("exclude-label")
+        query.files = arguments.all("file")
+        query.functions = arguments.all("function")
+        return query
+    }
+
+    /// `key=value` (a value) or `key` (the key exists); dots in the key make a path.
+    static func metadataFilter(_ text: String) throws(UsageError) -> MetadataFilter {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = parts[0].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !parts[0].isEmpty, !path.contains(where: \.isEmpty) else {
+            throw UsageError(message: "invalid value '\(text)' for --meta: expected key=value or key (a path: http.status=500)")
+        }
+        return parts.count == 2 ? .equals(path, String(parts[1])) : .exists(path)
     }
 
     /// The same command line (of `command`) with `--cursor` set to continue after this page.

@@ -4,16 +4,32 @@ import LogStore
 /// `2025-03-01T12:00:00.123Z WARNING  http   GET /orders 503 (1204 ms)  request_id=4f1c status=503`.
 enum MessageFormat {
     /// The line for `message`; `labelWidth` aligns the text column across a page.
-    static func line(_ message: LogStore.Message, labelWidth: Int, style: TextStyle) -> String {
+    static func line(
+        _ message: LogStore.Message, labelWidth: Int, style: TextStyle, matches: [Range<String.Index>] = []
+    ) -> String {
         let label = Format.escaped(message.label)
         let paddedLabel = label.count >= labelWidth
             ? label : label + String(repeating: " ", count: labelWidth - label.count)
         var line = style.dim(Format.timestamp(message.createdAt)) + " " + style.level(message.level) + " "
-            + style.cyan(paddedLabel) + " " + Format.escaped(message.text)
+            + style.cyan(paddedLabel) + " " + highlighted(message.text, matches, style: style)
         if !message.metadata.isEmpty {
             line += "  " + style.dim(metadata(message.metadata))
         }
         return line
+    }
+
+    /// `text` escaped, its `matches` (a search's, ascending) in bold red: piece by piece, since
+    /// escaping changes lengths.
+    static func highlighted(_ text: String, _ matches: [Range<String.Index>], style: TextStyle) -> String {
+        guard style.enabled, !matches.isEmpty else { return Format.escaped(text) }
+        var result = ""
+        var position = text.startIndex
+        for match in matches where match.lowerBound >= position && match.upperBound <= text.endIndex {
+            result += Format.escaped(String(text[position..<match.lowerBound]))
+            result += style.boldRed(Format.escaped(String(text[match])))
+            position = match.upperBound
+        }
+        return result + Format.escaped(String(text[position...]))
     }
 
     /// `key=value` pairs sorted by key; nested dictionaries as `{key=value …}`, arrays as
