@@ -571,6 +571,84 @@ done:
     return rc;
 }
 
+int lsb_query_summary(const char *path, int buckets, int repeats,
+                      double *median_ms, long long *total_out, char *err,
+                      int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *range = NULL;
+    sqlite3_stmt *st = NULL;
+    double *times = NULL;
+    long long total = 0;
+    int rc;
+
+    if (median_ms != NULL) *median_ms = 0.0;
+    if (total_out != NULL) *total_out = 0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (repeats <= 0 || buckets <= 0) {
+        lsb_set_err(err, errlen, "invalid arguments (repeats %d, buckets %d)",
+                    repeats, buckets);
+        return SQLITE_MISUSE;
+    }
+    if ((rc = lsb_open_existing(path, &db, err, errlen))) return rc;
+
+    rc = sqlite3_prepare_v2(
+        db, "SELECT min(created_at), max(created_at) FROM messages", -1,
+        &range, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_prepare_v2(
+            db,
+            "SELECT level, label, min(?3 - 1, CAST((created_at - ?1) / ?2 AS "
+            "INTEGER)) AS bucket, count(*) FROM messages "
+            "GROUP BY level, label, bucket",
+            -1, &st, NULL);
+    }
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare query", err, errlen);
+        goto done;
+    }
+    times = malloc(sizeof(double) * (size_t)repeats);
+    if (times == NULL) {
+        rc = SQLITE_NOMEM;
+        lsb_set_err(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < repeats; k++) {
+        double t0 = lsb_now();
+        rc = sqlite3_step(range);
+        if (rc != SQLITE_ROW) {
+            lsb_fail(db, rc, "range", err, errlen);
+            goto done;
+        }
+        double lower = sqlite3_column_double(range, 0);
+        double upper = sqlite3_column_double(range, 1);
+        sqlite3_reset(range);
+        double width = (upper - lower) / buckets;
+        sqlite3_bind_double(st, 1, lower);
+        sqlite3_bind_double(st, 2, width > 0 ? width : 1);
+        sqlite3_bind_int(st, 3, buckets);
+        total = 0;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            total += sqlite3_column_int64(st, 3);
+        }
+        times[k] = (lsb_now() - t0) * 1000.0;
+        if (rc != SQLITE_DONE) {
+            lsb_fail(db, rc, "query", err, errlen);
+            goto done;
+        }
+        sqlite3_reset(st);
+    }
+    if (median_ms != NULL) *median_ms = lsb_median(times, repeats);
+    if (total_out != NULL) *total_out = total;
+    rc = SQLITE_OK;
+
+done:
+    free(times);
+    sqlite3_finalize(range);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
 int lsb_open_ms(const char *path, int repeats, double *median_ms, char *err,
                 int errlen) {
     if (path == NULL || median_ms == NULL || repeats <= 0 || repeats > 1000) {

@@ -61,6 +61,7 @@ do {
         figures += try await SweepBenchmark.soaks(quick: quick, directory: directory)
     }
     if groups.contains(.failing) { figures += try await FailingBenchmark(quick: quick, directory: directory).run() }
+    if groups.contains(.summary) { figures += try await SummaryBenchmark(rows: rows, directory: directory).run() }
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -75,4 +76,5 @@ do {
 /// soaks alone (`sweep` includes them).
 enum BenchGroup: String, CaseIterable {
     case ingest, hashing, blobs, network, sweep, soak, failing
+    case summary
 }

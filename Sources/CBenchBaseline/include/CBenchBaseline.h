@@ -72,6 +72,18 @@ int lsb_query_count(const char *path, int min_level, int repeats,
                     int errlen);
 
 /*
+ * On a database made by lsb_insert_naive, runs `repeats` times the naive
+ * summary: the time range, then counts per level, label and time bucket
+ *   SELECT min(created_at), max(created_at) FROM messages
+ *   SELECT level, label, CAST((created_at - lo) / width AS INTEGER), count(*)
+ *   FROM messages GROUP BY 1, 2, 3
+ * and reports the median time in milliseconds and the rows counted.
+ */
+int lsb_query_summary(const char *path, int buckets, int repeats,
+                      double *median_ms, long long *total_out, char *err,
+                      int errlen);
+
+/*
  * Opens the database at path (read-write, as a store does) and reads its
  * schema, `repeats` times; reports the median milliseconds.
  */

@@ -31,15 +31,19 @@ struct TextStyle: Sendable {
 
     /// A level's name, upper-cased and padded to the widest (`CRITICAL`), in its colour.
     func level(_ level: LogStore.Level) -> String {
-        let name = level.name.uppercased().padding(toLength: Self.levelWidth, withPad: " ", startingAt: 0)
+        coloured(level.name.uppercased().padding(toLength: Self.levelWidth, withPad: " ", startingAt: 0), as: level)
+    }
+
+    /// Any text in a level's colour (the summary's histogram bars).
+    func coloured(_ text: String, as level: LogStore.Level) -> String {
         switch level {
-        case .trace: return wrap(name, "2")
-        case .debug: return wrap(name, "34")
-        case .info: return wrap(name, "32")
-        case .notice: return wrap(name, "36")
-        case .warning: return wrap(name, "33")
-        case .error: return wrap(name, "1;31")
-        case .critical: return wrap(name, "1;97;41")
+        case .trace: return wrap(text, "2")
+        case .debug: return wrap(text, "34")
+        case .info: return wrap(text, "32")
+        case .notice: return wrap(text, "36")
+        case .warning: return wrap(text, "33")
+        case .error: return wrap(text, "1;31")
+        case .critical: return wrap(text, "1;97;41")
         }
     }
 
