@@ -52,6 +52,7 @@ public enum LogStoreCommand {
     static let commands: [any Command.Type] = [
         DemoCommand.self, InfoCommand.self, MessagesCommand.self, SessionsCommand.self, TasksCommand.self,
         TaskCommand.self, BlobsCommand.self, SweepCommand.self,
+        TailCommand.self,
     ]
 
     static let usageStatus: Int32 = 64
