@@ -91,8 +91,10 @@ enum TailRows {
                 }
             }
             if newest.id < position.lastID {
-                // Past the end with nothing to compare (a cursor from elsewhere): from the newest.
-                position = TailPosition(lastID: newest.id, lastCreatedAt: newest.createdAt, nextMatch: nil, newestID: newest.id)
+                // Past the end with no row to compare: the store was emptied since (and SQLite
+                // numbers from 1 again) or the cursor is from another store. Everything left
+                // is yielded: a repeat is better than a silent loss.
+                position = TailPosition(lastID: 0, lastCreatedAt: nil, nextMatch: nil, newestID: newest.id)
             }
 
             var pageQuery = query

@@ -7,7 +7,8 @@ public enum TailStart: Sendable, Hashable {
     case last(Int)
     /// Right after the message a cursor names: resumes a tail that stopped. Each yielded
     /// message's cursor is `MessageQuery.Cursor(lastID: message.id)`. A cursor past the newest
-    /// message (from another store, or the store was emptied since) starts at the newest.
+    /// message (the store was emptied since, and SQLite numbers new rows from 1 again; or the
+    /// cursor is from another store) starts at the oldest message left.
     case after(MessageQuery.Cursor)
 }
 
