@@ -8,6 +8,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if let code = CBaselineProcess.runChildIfAsked(arguments) {
     exit(code)
 }
+if let code = await TailBenchmark.runWriterIfAsked(arguments) {
+    exit(code)
+}
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--only GROUP,...] [--json FILE]
@@ -61,6 +64,7 @@ do {
         figures += try await SweepBenchmark.soaks(quick: quick, directory: directory)
     }
     if groups.contains(.failing) { figures += try await FailingBenchmark(quick: quick, directory: directory).run() }
+    if groups.contains(.tail) { figures += try await TailBenchmark(directory: directory).run() }
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -74,5 +78,5 @@ do {
 /// The parts of the benchmark `--only` can pick, in the order they run. `soak` is the sweep's
 /// soaks alone (`sweep` includes them).
 enum BenchGroup: String, CaseIterable {
-    case ingest, hashing, blobs, network, sweep, soak, failing
+    case ingest, hashing, blobs, network, sweep, soak, failing, tail
 }
