@@ -8,6 +8,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if let code = CBaselineProcess.runChildIfAsked(arguments) {
     exit(code)
 }
+if let code = await TailBenchmark.runWriterIfAsked(arguments) {
+    exit(code)
+}
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--only GROUP,...] [--json FILE]
@@ -62,6 +65,7 @@ do {
     }
     if groups.contains(.failing) { figures += try await FailingBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.summary) { figures += try await SummaryBenchmark(rows: rows, directory: directory).run() }
+    if groups.contains(.tail) { figures += try await TailBenchmark(directory: directory).run() }
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -75,6 +79,6 @@ do {
 /// The parts of the benchmark `--only` can pick, in the order they run. `soak` is the sweep's
 /// soaks alone (`sweep` includes them).
 enum BenchGroup: String, CaseIterable {
-    case ingest, hashing, blobs, network, sweep, soak, failing
+    case ingest, hashing, blobs, network, sweep, soak, failing, tail
     case summary
 }

@@ -53,6 +53,7 @@ public enum LogStoreCommand {
         DemoCommand.self, InfoCommand.self, MessagesCommand.self, SessionsCommand.self, TasksCommand.self,
         TaskCommand.self, BlobsCommand.self, SweepCommand.self,
         SummaryCommand.self,
+        TailCommand.self,
     ]
 
     static let usageStatus: Int32 = 64

@@ -3,15 +3,39 @@
 //     LogStoreTestHelper return <store> <count>        log through LogStore.shared, return from main
 //     LogStoreTestHelper exit <store> <count>          the same, then exit(0) from another thread
 //     LogStoreTestHelper exit-in-writer <store> <count>  exit(0) from willHandleEvent, on the writer
+//     LogStoreTestHelper steady <store> <count> <per-second>  log at a steady rate, then close()
+//                                                      (a writer for the live-tail tests)
 import Foundation
 import LogStore
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let count = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: LogStoreTestHelper return|exit|exit-in-writer <store> <count>\n".utf8))
+guard arguments.count >= 4, let count = Int(arguments[3]) else {
+    FileHandle.standardError.write(Data(
+        "usage: LogStoreTestHelper return|exit|exit-in-writer <store> <count> | steady <store> <count> <per-second>\n".utf8))
     exit(64)
 }
 let mode = arguments[1]
+if mode == "steady" {
+    guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
+        FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))
+        exit(64)
+    }
+    do {
+        let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[2]), options: [.create])
+        let start = ContinuousClock.now
+        for index in 0..<count {
+            // Paced against the start, not by sleeping a fixed time per message: the rate holds.
+            let due = start + .seconds(Double(index) / perSecond)
+            if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+            store.storeMessage(label: "child", level: index % 10 == 0 ? .error : .info, message: "message \(index)")
+        }
+        try await store.close()
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("steady: \(error)\n".utf8))
+        exit(1)
+    }
+}
 var configuration = LogStore.Configuration()
 if mode == "exit-in-writer" {
     configuration.willHandleEvent = { _ in exit(0) }

@@ -22,7 +22,8 @@ final class ReaderPool: Sendable {
         }
     }
 
-    private let open: @Sendable () throws -> Connection
+    /// Opens one read-only connection like the pool's (the live tail's watch keeps its own).
+    let open: @Sendable () throws -> Connection
 
     /// - Parameters:
     ///   - count: how many connections (and queries running at once) at most.

@@ -12,6 +12,8 @@ import Synchronization
 final class StoreWriter: Sendable {
     let buffer: IngestBuffer
     let broadcaster: EventBroadcaster
+    /// Notified after every commit of logged events: what wakes live tails in this process.
+    let commits = CommitSignal()
     private let database: Mutex<BatchWriter>
     private let control = Mutex(Control())
     private let wake = DispatchSemaphore(value: 0)
@@ -491,6 +493,7 @@ final class StoreWriter: Sendable {
     }
 
     private func reportCommit(upTo ticket: UInt64) {
+        commits.notify()
         let (flushWaiters, synchronousWaiters) = control.withLock { control in
             control.committedTicket = max(control.committedTicket, ticket)
             let committed = control.committedTicket

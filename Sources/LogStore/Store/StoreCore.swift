@@ -20,6 +20,11 @@ final class StoreCore: Sendable {
     /// Whether closing should remove the WAL and shared-memory files: a read-only open that
     /// found neither makes SQLite create both, and the directory must be left as it was found.
     let removesWALFilesAtClose: Bool
+    /// What wakes live tails: the writer's commits, and the watch's for other processes'.
+    let commits: CommitSignal
+    /// Polls for other processes' commits while tails run; `nil` where no other connection
+    /// can open the database (in memory, unsafe).
+    let commitWatch: DataVersionWatch?
     /// The one shutdown: every `close()` (and `destroy()`, and the release of the store) waits
     /// for it and gets its result.
     private let shutdown = Mutex<Shutdown>(.notStarted)
@@ -42,6 +47,9 @@ final class StoreCore: Sendable {
         self.buffer = buffer
         self.writer = writer
         self.readers = readers
+        let commits = writer?.commits ?? CommitSignal()
+        self.commits = commits
+        self.commitWatch = readers.map { DataVersionWatch(signal: commits, open: $0.open) }
         self.minimumLevel = configuration.minimumLevel
         self.isSynchronous = options.contains(.synchronous)
         self.manifest = Mutex(manifest)
@@ -141,6 +149,9 @@ final class StoreCore: Sendable {
         }
         switch next {
         case .start:
+            // Live tails end now: their reads would fail once the readers close.
+            commitWatch?.close()
+            commits.finish()
             // The closures hold the core until the shutdown is over.
             if let readers {
                 readers.close { self.stopWriter() }

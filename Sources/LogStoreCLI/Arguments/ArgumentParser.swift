@@ -32,8 +32,8 @@ struct UsageError: Error, Sendable, Equatable {
     var command: String?
 }
 
-/// Parses `--name value`, `--name=value`, flags, `-h` / `--help`, and `--` (everything after it
-/// is positional). Options and positionals may come in any order.
+/// Parses `--name value`, `--name=value`, flags, one-letter aliases (`-n 20`), `-h` / `--help`,
+/// and `--` (everything after it is positional). Options and positionals may come in any order.
 enum ArgumentParser {
     static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParseResult {
         var parsed = ParsedArguments(raw: arguments)
@@ -51,17 +51,22 @@ enum ArgumentParser {
                 continue
             }
             if argument == "-h" || argument == "--help" { return .help }
-            guard argument.hasPrefix("--") else {
-                throw UsageError(message: "unknown option '\(argument)'", command: spec.name)
-            }
-            let body = argument.dropFirst(2)
             let name: String
             var inlineValue: String?
-            if let equals = body.firstIndex(of: "=") {
+            if !argument.hasPrefix("--") {
+                // A short alias (`-n 20`, `-f`): one letter, its value in the next argument.
+                guard argument.count == 2, let letter = argument.last,
+                      let option = spec.options.first(where: { $0.short == letter })
+                else {
+                    throw UsageError(message: "unknown option '\(argument)'", command: spec.name)
+                }
+                name = option.name
+            } else if let equals = argument.dropFirst(2).firstIndex(of: "=") {
+                let body = argument.dropFirst(2)
                 name = String(body[..<equals])
                 inlineValue = String(body[body.index(after: equals)...])
             } else {
-                name = String(body)
+                name = String(argument.dropFirst(2))
             }
             guard let option = spec.option(named: name) else {
                 throw UsageError(message: "unknown option '--\(name)'", command: spec.name)

@@ -59,6 +59,8 @@ struct OptionSpec: Sendable {
     var name: String
     var kind: Kind
     var help: String
+    /// A one-letter alias (`-n` for `--lines`), as the commands users know have (`tail -n`).
+    var short: Character?
 
     enum Kind: Sendable {
         /// Present or not: `--json`.
@@ -75,11 +77,19 @@ struct OptionSpec: Sendable {
     }
 
     var synopsis: String {
+        let alias = short.map { "-\($0), " } ?? ""
         switch kind {
-        case .flag: "--\(name)"
-        case .value(let placeholder): "--\(name) <\(placeholder)>"
-        case .repeatable(let placeholder): "--\(name) <\(placeholder)>..."
+        case .flag: return alias + "--\(name)"
+        case .value(let placeholder): return alias + "--\(name) <\(placeholder)>"
+        case .repeatable(let placeholder): return alias + "--\(name) <\(placeholder)>..."
         }
+    }
+
+    /// The same option, also spelled `-letter`.
+    func short(_ letter: Character) -> OptionSpec {
+        var option = self
+        option.short = letter
+        return option
     }
 
     static func flag(_ name: String, _ help: String) -> OptionSpec {
