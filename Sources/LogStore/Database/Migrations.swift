@@ -9,6 +9,7 @@ enum Migrations {
     static let all: [Step] = [
         Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
         Step(sql: "", apply: Schema.version4), Step(sql: Schema.version5),
+        Step(sql: Schema.version6),
     ]
 
     /// One migration.
@@ -30,6 +31,9 @@ enum Migrations {
 
     /// The first schema version with the full-text index (`message_search`).
     static let firstVersionWithSearch = 5
+
+    /// The first schema version with the task URL index (`task_search`).
+    static let firstVersionWithTaskSearch = 6
 
     /// The database was written by a newer library: the store reports it as
     /// `unsupportedVersion`.

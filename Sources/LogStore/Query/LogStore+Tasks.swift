@@ -3,11 +3,29 @@ public import Foundation
 extension LogStore {
     /// Network tasks matching `query`, one page at a time.
     ///
-    /// - Throws: ``LogStoreError/closed`` after ``close()``; ``LogStoreError/database(_:)`` when SQLite fails.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a blank content type or an FTS5 URL
+    ///   search that FTS5 cannot parse; ``LogStoreError/closed`` after ``close()``;
+    ///   ``LogStoreError/database(_:)`` when SQLite fails.
     public func tasks(_ query: TaskQuery) async throws -> TaskPage {
         try checkOpen()
         return try await core.read { connection in
             try TaskRows.page(query, connection: connection)
+        }
+    }
+
+    /// How many network tasks match `query`'s filters (its order, limit and cursor are ignored).
+    ///
+    /// ```swift
+    /// let serverErrors = try await store.count(TaskQuery(statusCodes: 500...599, since: oneHourAgo))
+    /// ```
+    ///
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a blank content type or an FTS5 URL
+    ///   search that FTS5 cannot parse; ``LogStoreError/closed`` after ``close()``;
+    ///   ``LogStoreError/database(_:)`` when SQLite fails.
+    public func count(_ query: TaskQuery) async throws -> Int {
+        try checkOpen()
+        return try await core.read { connection in
+            try TaskRows.count(query, connection: connection)
         }
     }
 

@@ -1,20 +1,59 @@
 public import Foundation
 
-/// What ``LogStore/tasks(_:)`` returns: filters over network tasks, order and a page size,
-/// with keyset pagination through ``Cursor``.
+/// What ``LogStore/tasks(_:)`` and ``LogStore/count(_:)`` answer: filters over
+/// network tasks, order and a page size, with keyset pagination through ``Cursor``.
+///
+/// Every filter given must hold (they combine with AND); the values within one list are
+/// alternatives (OR). A filter left at its default filters nothing.
 ///
 /// ```swift
 /// let failures = try await store.tasks(TaskQuery(hosts: ["api.example.com"], states: [.failure]))
+/// let slowAPI = try await store.tasks(TaskQuery(paths: ["/api/v1"], durations: 1.0 ... .infinity))
+/// let orders = try await store.count(TaskQuery(urlText: .plain("orders"), isFailure: true))
 /// ```
 public struct TaskQuery: Sendable, Hashable {
     /// Hosts to include (exact, case-insensitive); empty for all.
     public var hosts: [String]
+    /// Path prefixes to include; empty for all. A task matches when its URL's path (percent
+    /// escapes decoded, as `URL.path` gives it) starts with one of them, compared exactly (case
+    /// matters, as in URLs) and character for character: `"/api/v1"` matches `/api/v1/users`
+    /// and also `/api/v10` (end a prefix with `/` to match whole segments only); `%`, `_`, `*`
+    /// and `?` are characters like any other. Tasks without a URL have no path.
+    public var paths: [String]
     /// HTTP methods to include (case-insensitive); empty for all.
     public var methods: [String]
     /// Status codes to include; `nil` for all (tasks without a response have none).
     public var statusCodes: ClosedRange<Int>?
     /// States to include; empty for all.
     public var states: [NetworkTaskState]
+    /// Failed tasks only (`true`), tasks that did not fail only (`false`, pending ones
+    /// included), or all (`nil`, the default).
+    ///
+    /// A task failed when it is in the ``NetworkTaskState/failure`` state (the store records
+    /// that for a completion with an error or a status outside 100..<400, as
+    /// ``LogStore/Event/NetworkTaskCompleted/isFailure`` says), or when its row has an error
+    /// code or a status of 400 and up whatever its state (a row another tool wrote). Unlike
+    /// `states: [.failure]`, `false` also asks for the opposite.
+    public var isFailure: Bool?
+    /// How long tasks took, in seconds (`duration`, inclusive); `nil` for all. Tasks without a
+    /// duration (pending ones, or completions that reported none) match no range. An infinite
+    /// bound is no bound: `0.25 ... .infinity` is "at least 250 ms".
+    public var durations: ClosedRange<TimeInterval>?
+    /// Response content types to include; empty for all. Media types are compared without
+    /// their parameters, case or surrounding spaces: `"application/json"` matches
+    /// `application/json; charset=utf-8`, and a parameter given here is ignored too. `"image/*"`
+    /// matches every `image/` type. Tasks without a content type match none.
+    ///
+    /// An empty or blank entry is an ``LogStoreError/invalidArgument(_:)``.
+    public var contentTypes: [String]
+    /// Full-text search over the tasks' URLs (their words, as ``TextSearch`` describes them:
+    /// `api.example.com` finds the host, `orders` a path segment, `page` a query item); `nil`
+    /// or blank text for all. A query in ``TextSearch/Syntax/fts5`` syntax that FTS5 cannot
+    /// parse is an ``LogStoreError/invalidArgument(_:)``.
+    public var urlText: TextSearch?
+    /// Tasks whose response body the sweep removed (`true`; ``NetworkTaskDetails/isResponseBodyRemoved``),
+    /// those whose response body it did not remove (`false`), or all (`nil`).
+    public var isResponseBodyRemoved: Bool?
     /// Labels of their technical messages; empty for all.
     public var labels: [String]
     /// Sessions to include; empty for all.
@@ -59,15 +98,23 @@ public struct TaskQuery: Sendable, Hashable {
 
     /// Creates a query; every filter defaults to "everything".
     public init(
-        hosts: [String] = [], methods: [String] = [], statusCodes: ClosedRange<Int>? = nil,
-        states: [NetworkTaskState] = [], labels: [String] = [], sessions: [UUID] = [], since: Date? = nil,
+        hosts: [String] = [], paths: [String] = [], methods: [String] = [], statusCodes: ClosedRange<Int>? = nil,
+        states: [NetworkTaskState] = [], urlText: TextSearch? = nil, isFailure: Bool? = nil,
+        durations: ClosedRange<TimeInterval>? = nil, contentTypes: [String] = [], isResponseBodyRemoved: Bool? = nil,
+        labels: [String] = [], sessions: [UUID] = [], since: Date? = nil,
         until: Date? = nil, order: SortOrder = .newestFirst, limit: Int = 100,
         cursor: Cursor? = nil
     ) {
         self.hosts = hosts
+        self.paths = paths
         self.methods = methods
         self.statusCodes = statusCodes
         self.states = states
+        self.urlText = urlText
+        self.isFailure = isFailure
+        self.durations = durations
+        self.contentTypes = contentTypes
+        self.isResponseBodyRemoved = isResponseBodyRemoved
         self.labels = labels
         self.sessions = sessions
         self.since = since

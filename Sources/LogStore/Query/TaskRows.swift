@@ -9,51 +9,48 @@ enum TaskRows {
         """
 
     static func page(_ query: TaskQuery, connection: Connection) throws -> TaskPage {
-        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else {
-            return TaskPage(tasks: [], nextCursor: nil)
-        }
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
-        func anyOf(_ column: String, _ values: [DatabaseValue]) {
-            guard !values.isEmpty else { return }
-            conditions.append("\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ",")))")
-            arguments += values
-        }
-        anyOf("t.host", query.hosts.map { .text($0.lowercased()) })
-        anyOf("t.method", query.methods.map { .text($0.uppercased()) })
-        anyOf("t.state", query.states.map { .integer(Int64($0.rawValue)) })
-        anyOf("l.name", query.labels.map { .text($0) })
-        anyOf("s.uuid", query.sessions.map { .text($0.uuidString) })
-        if let codes = query.statusCodes {
-            conditions.append("t.status_code BETWEEN ? AND ?")
-            arguments += [.integer(Int64(codes.lowerBound)), .integer(Int64(codes.upperBound))]
-        }
-        if let since = query.since {
-            conditions.append("t.created_at >= ?")
-            arguments.append(.real(since.timeIntervalSince1970))
-        }
-        if let until = query.until {
-            conditions.append("t.created_at < ?")
-            arguments.append(.real(until.timeIntervalSince1970))
-        }
+        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks,
+            let filters = try TaskQuerySQL.resolving(query, connection: connection)
+        else { return TaskPage(tasks: [], nextCursor: nil) }
         let newestFirst = query.order == .newestFirst
+        var extra: [String] = []
+        var extraArguments: [DatabaseValue] = []
         if let cursor = query.cursor {
-            conditions.append(newestFirst ? "t.id < ?" : "t.id > ?")
-            arguments.append(.integer(cursor.lastID))
+            extra.append(newestFirst ? "t.id < ?" : "t.id > ?")
+            extraArguments.append(.integer(cursor.lastID))
         }
         let pageSize = max(1, query.limit)
-        var sql = "SELECT \(columns) FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN labels l ON l.id = t.label_id"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += (newestFirst ? " ORDER BY t.id DESC" : " ORDER BY t.id ASC") + " LIMIT \(pageSize + 1)"
-        let statement = try connection.prepare(sql)
-        try statement.bind(arguments)
-        var tasks: [NetworkTaskSummary] = []
-        while try statement.step() {
-            tasks.append(summary(statement))
+        var tasks: [NetworkTaskSummary] = try TaskURLIndex.withSearchTable(filters, connection: connection) { table in
+            let sql = "SELECT \(columns) FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN labels l ON l.id = t.label_id"
+                + filters.whereClause(searchTable: table, extra: extra)
+                + (newestFirst ? " ORDER BY t.id DESC" : " ORDER BY t.id ASC") + " LIMIT \(pageSize + 1)"
+            let statement = try connection.prepare(sql)
+            try statement.bind(filters.whereArguments(extra: extraArguments))
+            return try TaskURLIndex.rejectingInvalidSearch(filters) {
+                var tasks: [NetworkTaskSummary] = []
+                while try statement.step() {
+                    tasks.append(summary(statement))
+                }
+                return tasks
+            }
         }
         let hasNext = tasks.count > pageSize
         if hasNext { tasks.removeLast(tasks.count - pageSize) }
         return TaskPage(tasks: tasks, nextCursor: hasNext ? tasks.last.map { .init(lastID: $0.rowID) } : nil)
+    }
+
+    /// How many tasks match `query`'s filters; its order, limit and cursor are ignored.
+    static func count(_ query: TaskQuery, connection: Connection) throws -> Int {
+        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks,
+            let filters = try TaskQuerySQL.resolving(query, connection: connection)
+        else { return 0 }
+        return try TaskURLIndex.withSearchTable(filters, connection: connection) { table in
+            let statement = try connection.prepare("SELECT count(*) FROM tasks t" + filters.whereClause(searchTable: table))
+            try statement.bind(filters.whereArguments())
+            return try TaskURLIndex.rejectingInvalidSearch(filters) {
+                try statement.step() ? statement.int(at: 0) : 0
+            }
+        }
     }
 
     static func details(_ id: UUID, connection: Connection) throws -> NetworkTaskDetails? {

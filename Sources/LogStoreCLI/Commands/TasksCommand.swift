@@ -6,13 +6,21 @@ import LogStore
 enum TasksCommand: Command {
     static let spec = CommandSpec(
         name: "tasks",
-        summary: "List network tasks, filtered by host, method, status, state, label, session and time.",
+        summary: "List network tasks, filtered by URL words, host, path, method, status, state, duration, content type, "
+            + "label, session and time.",
         positionals: [.init(name: "store", help: "The store directory.")],
         options: [
+            .value("grep", "text", "Only tasks whose URL has these words (all of them, as typed; no operators)."),
+            .value("fts", "query", "Only tasks whose URL matches this FTS5 query (OR, NOT, prefix*, \"phrase\")."),
             .repeatable("host", "host", "Only this host (exact, any case); repeat for several."),
+            .repeatable("path", "prefix", "Only paths starting with this prefix (/api/v1); repeat for several."),
             .repeatable("method", "method", "Only this HTTP method (GET, post); repeat for several."),
             .value("status", "code", "Only this status: a code (200), a class (4xx) or a range (500-599)."),
             .repeatable("state", "state", "Only tasks in this state: pending, success or failure; repeat for several."),
+            .flag("errors", "Only failed tasks: an error, or a status of 400 and up."),
+            .value("min-duration", "time", "Only tasks that took at least this long: 250ms, 1.5s, 2m."),
+            .value("max-duration", "time", "Only tasks that took at most this long."),
+            .repeatable("content-type", "type", "Only this response media type (application/json, image/*); repeat for several."),
         ] + PageFilters.options(
             items: "tasks", timed: "tasks started",
             labelHelp: "Only tasks whose technical message has this label; repeat for several.",
@@ -26,18 +34,31 @@ enum TasksCommand: Command {
             pending one shows ... and its progress. Statuses are coloured by class on a terminal.
             A status filter leaves out tasks without a response (use --state failure for those).
 
+            --grep finds the words of the URL and of its decoded path, without case or accents:
+            'api.example.com', 'orders', 'cafe' (in /café). --fts takes SQLite's FTS5 syntax
+            instead: 'timeout OR refused', 'ord*', 'users NOT admin', 'path : img'. A path prefix
+            is compared exactly, character for character: /api/v1 also matches /api/v10 (end it
+            with / for whole segments). Content types ignore case and parameters.
+
             Times are ISO 8601 (2025-03-01T12:00:00Z, 2025-03-01) or a time ago: 90s, 15m, 2h, 3d, 1w.
 
             Examples:
               logstore tasks app.logstore --status 5xx --since 1h
               logstore tasks app.logstore --host api.example.com --method POST --state failure --json
+              logstore tasks app.logstore --grep orders --path /api/v1/ --min-duration 250ms --errors
             """)
 
     static let defaultLimit = 100
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let query = try query(arguments, now: console.environment.currentDate)
-        let page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.tasks(query) }
+        let page: TaskPage
+        do {
+            page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.tasks(query) }
+        } catch LogStoreError.invalidArgument(let reason) where query.urlText?.syntax == .fts5 {
+            // FTS5 refused the query the user typed: a usage error, not a failing store.
+            throw UsageError(message: "--fts: \(reason)")
+        }
 
         if arguments.flag("json") {
             for task in page.tasks { console.line(try JSONOutput.line(task)) }
@@ -76,6 +97,31 @@ enum TasksCommand: Command {
         for state in arguments.all("state") {
             let parsed = try ValueParsers.taskState(state)
             if !query.states.contains(parsed) { query.states.append(parsed) }
+        }
+        switch (arguments.value("grep"), arguments.value("fts")) {
+        case (_?, _?): throw UsageError(message: "--grep and --fts are two ways of one search: give one")
+        case (let text?, nil): query.urlText = .plain(text)
+        case (nil, let text?): query.urlText = .fts5(text)
+        case (nil, nil): break
+        }
+        query.paths = try arguments.all("path").map { path throws(UsageError) in try ValueParsers.pathPrefix(path) }
+        if arguments.flag("errors") { query.isFailure = true }
+        let minimum = try arguments.value("min-duration").map { text throws(UsageError) in
+            try ValueParsers.taskDuration(text, option: "min-duration")
+        }
+        let maximum = try arguments.value("max-duration").map { text throws(UsageError) in
+            try ValueParsers.taskDuration(text, option: "max-duration")
+        }
+        if minimum != nil || maximum != nil {
+            let lower = minimum ?? 0
+            let upper = maximum ?? .infinity
+            guard lower <= upper else {
+                throw UsageError(message: "--min-duration must not be above --max-duration")
+            }
+            query.durations = lower...upper
+        }
+        query.contentTypes = try arguments.all("content-type").map { type throws(UsageError) in
+            try ValueParsers.contentType(type)
         }
         return query
     }
