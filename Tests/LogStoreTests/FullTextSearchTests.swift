@@ -158,7 +158,10 @@ struct FullTextSearchTests {
             for order in [MessageQuery.SortOrder.newestFirst, .oldestFirst, .relevance] {
                 // Ranked pages are positions in the ranking: stable while it is, so no message
                 // arrives or is indexed between them.
-                if order == .relevance { try await Self.waitUntilIndexed(store) }
+                if order == .relevance {
+                    try await store.flush()
+                    try await Self.waitUntilIndexed(store)
+                }
                 var query = MessageQuery(text: .plain("needle"), order: order, limit: 7)
                 var seen: [String] = []
                 var pages = 0

@@ -29,10 +29,6 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// Whether the failure is an attempt to write through a read-only connection or file.
     var isReadOnly: Bool { code == SQLITE_READONLY }
 
-    /// Whether it is SQLite's generic error: for a statement our code built, the part the caller
-    /// gave was refused (an FTS5 query it cannot parse).
-    var isGenericError: Bool { code == SQLITE_ERROR }
-
     /// Whether a string, blob or statement was larger than SQLite's limits.
     var isTooBig: Bool { code == SQLITE_TOOBIG }
 

@@ -37,6 +37,8 @@ final class BatchWriter {
     var failingSince: ContinuousClock.Instant?
     /// Dropped events already reported in a stored notice.
     var reportedDropCount: UInt64 = 0
+    /// How many messages the next step of the full-text index covers (``SearchIndex/step(_:)``).
+    var searchRowsPerStep = 4_096
 
     static let insertMessageSQL = """
         INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,

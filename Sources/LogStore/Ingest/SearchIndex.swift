@@ -36,11 +36,25 @@ enum SearchIndex {
         return max(0, newest - indexed)
     }
 
-    /// Indexes the next messages, up to ``rowsPerStep``, in one transaction.
+    /// Indexes the next messages in one transaction: up to ``rowsPerStep``, and no more than
+    /// a transaction of logged events may write to the WAL (``BatchWriter/transactionByteLimit``:
+    /// the WAL counts against a small store's size limit), as measured by the previous step.
     ///
     /// - Returns: how many ids it covered, and how many remain unindexed after it.
     @discardableResult
-    static func step(_ writer: BatchWriter, limit: Int = rowsPerStep) throws -> (covered: Int64, remaining: Int64) {
+    static func step(_ writer: BatchWriter) throws -> (covered: Int64, remaining: Int64) {
+        let limit = writer.searchRowsPerStep
+        let pagesBefore = writer.connection.pagesWritten
+        let step = try indexNext(writer, limit: limit)
+        guard step.covered > 0 else { return step }
+        let pageSize = Int(try writer.connection.integer("PRAGMA page_size") ?? 4096)
+        let written = max(1, (writer.connection.pagesWritten - pagesBefore) * pageSize)
+        let fitting = Double(step.covered) * Double(writer.transactionByteLimit) / Double(written)
+        writer.searchRowsPerStep = min(max(Int(fitting), 256), rowsPerStep)
+        return step
+    }
+
+    private static func indexNext(_ writer: BatchWriter, limit: Int) throws -> (covered: Int64, remaining: Int64) {
         try writer.transaction {
             let connection = writer.connection
             guard let indexed = try indexedThrough(connection) else { return (0, 0) }

@@ -229,6 +229,17 @@ extension BatchWriter {
         }
     }
 
+    /// Merges about `pages` pages of the full-text index (``SearchIndex/merge(_:pages:)``), then
+    /// copies what the WAL holds into the database without waiting for readers.
+    ///
+    /// - Returns: whether there was anything to merge.
+    func compactSearchIndex(pages: Int) throws -> Bool {
+        let merged = try SearchIndex.merge(self, pages: pages)
+        // As after a vacuum step: the pages rewritten leave the WAL before the next step.
+        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        return merged
+    }
+
     /// Gives up to `pages` free pages back to the file system (incremental vacuum), then copies
     /// what the WAL holds into the database without waiting for readers.
     ///

@@ -297,7 +297,7 @@ final class Sweeper: Sendable {
         // deletions compact it first, so the pages it frees are given back too.
         if try await core.read({ try SearchIndex.needsCompaction($0) }) {
             _ = try await repeatSteps((), size: Self.indexMergePagesPerStep) { writer, _, pages in
-                (try !SearchIndex.merge(writer, pages: pages), pages)
+                (try !writer.compactSearchIndex(pages: pages), pages)
             }
         }
         let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
