@@ -27,6 +27,8 @@ enum InfoCommand: Command {
             ("Store", path),
             ("Store ID", info.storeID.uuidString),
             ("Messages", Format.count(info.messageCount)),
+            ("Search index", info.unindexedMessageCount == 0
+                ? "up to date" : "\(Format.count(info.unindexedMessageCount)) messages not yet indexed (searches still find them)"),
             ("Tasks", Format.count(info.taskCount)),
             ("Blobs", Format.count(info.blobCount)),
             ("Sessions", Format.count(info.sessionCount)),
