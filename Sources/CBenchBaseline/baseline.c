@@ -50,7 +50,9 @@
  *   plus single-column indexes on created_at, level, label and session_id,
  *   created before the rows are inserted; id is left to SQLite (1, 2, ...).
  *   journal_mode=WAL and synchronous=NORMAL (set explicitly: Debian's build
- *   defaults WAL databases to FULL). The connection is opened with SQLite's
+ *   defaults WAL databases to FULL). lsb_insert_naive_fts adds the FTS5 table
+ *   messages_fts (external content, default options) and fills it row by row
+ *   in the same transactions. The connection is opened with SQLite's
  *   default threading mode and memory statistics, as ordinary code would.
  */
 
@@ -293,10 +295,20 @@ static int lsb_bind_row(sqlite3_stmt *st, uint64_t i, char *text,
     return sqlite3_bind_int(st, 9, (int)(42 + r % 100));
 }
 
-int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
-                     double *seconds, char *err, int errlen) {
+static const char *const lsb_fts_schema =
+    "CREATE VIRTUAL TABLE messages_fts USING fts5(text, metadata, "
+    "content='messages', content_rowid='id');";
+
+static const char *const lsb_fts_insert =
+    "INSERT INTO messages_fts(rowid, text, metadata) "
+    "VALUES (last_insert_rowid(), ?, ?)";
+
+/* lsb_insert_naive, and with fts != 0 lsb_insert_naive_fts. */
+static int lsb_insert(const char *path, long long count, int rows_per_txn,
+                      int fts, double *seconds, char *err, int errlen) {
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
+    sqlite3_stmt *fst = NULL;
     char text[256];
     char meta[128];
     int in_txn = 0;
@@ -330,11 +342,19 @@ int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
     if ((rc = lsb_exec(db, "PRAGMA synchronous=NORMAL", err, errlen)))
         goto done;
     if ((rc = lsb_exec(db, lsb_naive_schema, err, errlen))) goto done;
+    if (fts && (rc = lsb_exec(db, lsb_fts_schema, err, errlen))) goto done;
 
     rc = sqlite3_prepare_v2(db, lsb_naive_insert, -1, &st, NULL);
     if (rc != SQLITE_OK) {
         lsb_fail(db, rc, "prepare insert", err, errlen);
         goto done;
+    }
+    if (fts) {
+        rc = sqlite3_prepare_v2(db, lsb_fts_insert, -1, &fst, NULL);
+        if (rc != SQLITE_OK) {
+            lsb_fail(db, rc, "prepare fts insert", err, errlen);
+            goto done;
+        }
     }
 
     start = lsb_now();
@@ -356,6 +376,23 @@ int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
             goto done;
         }
         sqlite3_reset(st);
+        if (fts) {
+            /* The buffers still hold this row's values (meta is empty when
+             * the row has none: generated metadata never is). */
+            if ((rc = sqlite3_bind_text(fst, 1, text, -1, SQLITE_STATIC)) ||
+                (rc = meta[0] != '\0'
+                          ? sqlite3_bind_text(fst, 2, meta, -1, SQLITE_STATIC)
+                          : sqlite3_bind_null(fst, 2))) {
+                lsb_fail(db, rc, "bind fts", err, errlen);
+                goto done;
+            }
+            rc = sqlite3_step(fst);
+            if (rc != SQLITE_DONE) {
+                lsb_fail(db, rc, "fts insert", err, errlen);
+                goto done;
+            }
+            sqlite3_reset(fst);
+        }
         if (++in_this_txn == rows_per_txn) {
             if ((rc = lsb_exec(db, "COMMIT", err, errlen))) goto done;
             in_txn = 0;
@@ -369,7 +406,18 @@ int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
     rc = SQLITE_OK;
 
 done:
+    sqlite3_finalize(fst);
     return lsb_finish_write(db, st, in_txn, rc, err, errlen);
+}
+
+int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
+                     double *seconds, char *err, int errlen) {
+    return lsb_insert(path, count, rows_per_txn, 0, seconds, err, errlen);
+}
+
+int lsb_insert_naive_fts(const char *path, long long count, int rows_per_txn,
+                         double *seconds, char *err, int errlen) {
+    return lsb_insert(path, count, rows_per_txn, 1, seconds, err, errlen);
 }
 
 /* ------------------------------------------------------------------- delete */
@@ -566,6 +614,74 @@ int lsb_query_count(const char *path, int min_level, int repeats,
 
 done:
     free(times);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
+int lsb_query_sql(const char *path, const char *sql, const char *param,
+                  int repeats, double *median_ms, long long *rows_out,
+                  char *err, int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (median_ms != NULL) *median_ms = 0.0;
+    if (rows_out != NULL) *rows_out = 0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (sql == NULL || repeats <= 0) {
+        lsb_set_err(err, errlen, "invalid arguments (sql %s, repeats %d)",
+                    sql == NULL ? "NULL" : "set", repeats);
+        return SQLITE_MISUSE;
+    }
+    if ((rc = lsb_open_existing(path, &db, err, errlen))) return rc;
+    rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare query", err, errlen);
+        goto done;
+    }
+    if (param != NULL && sqlite3_bind_parameter_count(st) > 0 &&
+        (rc = sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT))) {
+        lsb_fail(db, rc, "bind", err, errlen);
+        goto done;
+    }
+    rc = lsb_time_statement(db, st, repeats, median_ms, rows_out, err, errlen);
+
+done:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
+int lsb_query_integer(const char *path, const char *sql, long long *value,
+                      char *err, int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (value != NULL) *value = 0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (sql == NULL) {
+        lsb_set_err(err, errlen, "invalid arguments (sql NULL)");
+        return SQLITE_MISUSE;
+    }
+    if ((rc = lsb_open_existing(path, &db, err, errlen))) return rc;
+    rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare query", err, errlen);
+        goto done;
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (value != NULL) *value = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    } else {
+        lsb_fail(db, rc, "query", err, errlen);
+    }
+
+done:
     sqlite3_finalize(st);
     sqlite3_close(db);
     return rc;

@@ -6,12 +6,21 @@ import Foundation
 enum CBaselineProcess {
     /// `--c-baseline-insert ROWS PATH`: fills a new naive database.
     static let insertFlag = "--c-baseline-insert"
+    /// `--c-baseline-insert-fts ROWS PATH`: the same with an FTS5 insert per row.
+    static let insertFTSFlag = "--c-baseline-insert-fts"
     /// `--c-baseline-delete THROUGH_ID PATH`: deletes the oldest rows of a naive database.
     static let deleteFlag = "--c-baseline-delete"
 
     /// The seconds the child took to insert `rows` rows into a new naive database at `path`.
     static func insert(rows: Int, path: String) throws -> Double {
         try runChild(arguments: [insertFlag, String(rows), path]).seconds
+    }
+
+    /// The seconds the child took to insert `rows` rows into a new naive database with a
+    /// naive FTS5 index (`lsb_insert_naive_fts`: an index insert per row in the same
+    /// transaction) at `path`.
+    static func insertWithSearch(rows: Int, path: String) throws -> Double {
+        try runChild(arguments: [insertFTSFlag, String(rows), path]).seconds
     }
 
     /// The seconds the child took to delete the rows with `id <= throughID` from the naive
@@ -42,20 +51,22 @@ enum CBaselineProcess {
     /// The child's side, when `arguments` start with one of the flags: runs the baseline, prints
     /// its result and returns the exit code; `nil` for an ordinary run.
     static func runChildIfAsked(_ arguments: [String]) -> Int32? {
-        guard let flag = arguments.first, flag == insertFlag || flag == deleteFlag else { return nil }
+        guard let flag = arguments.first, [insertFlag, insertFTSFlag, deleteFlag].contains(flag) else { return nil }
         guard arguments.count == 3, let number = Int64(arguments[1]) else { return 64 }
         let path = arguments[2]
         var seconds = 0.0
         var count: Int64 = 0
         var message = [CChar](repeating: 0, count: 512)
-        let code = flag == insertFlag
-            ? lsb_insert_naive(path, number, 10_000, &seconds, &message, Int32(message.count))
-            : lsb_delete_oldest_naive(path, number, &seconds, &count, &message, Int32(message.count))
+        let code = switch flag {
+        case insertFlag: lsb_insert_naive(path, number, 10_000, &seconds, &message, Int32(message.count))
+        case insertFTSFlag: lsb_insert_naive_fts(path, number, 10_000, &seconds, &message, Int32(message.count))
+        default: lsb_delete_oldest_naive(path, number, &seconds, &count, &message, Int32(message.count))
+        }
         guard code == 0 else {
             print(String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
             return 1
         }
-        print(flag == insertFlag ? "\(seconds)" : "\(seconds) \(count)")
+        print(flag == deleteFlag ? "\(seconds) \(count)" : "\(seconds)")
         return 0
     }
 }

@@ -55,6 +55,7 @@ do {
     print("logstore-bench: \(rows) messages, \(ProcessInfo.processInfo.activeProcessorCount) CPUs\n")
     var figures: [Figure] = []
     if groups.contains(.ingest) { figures += try await IngestBenchmark(rows: rows, directory: directory).run() }
+    if groups.contains(.search) { figures += try await SearchBenchmark(rows: rows, directory: directory).run() }
     if groups.contains(.hashing) { figures += try HashingBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.blobs) { figures += try await BlobBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.network) { figures += try await NetworkBenchmark(quick: quick, directory: directory).run() }
@@ -77,8 +78,9 @@ do {
 }
 
 /// The parts of the benchmark `--only` can pick, in the order they run. `soak` is the sweep's
-/// soaks alone (`sweep` includes them).
+/// soaks alone (`sweep` includes them); `search` fills its own store with the full-text index on
+/// (`ingest` keeps it off).
 enum BenchGroup: String, CaseIterable {
-    case ingest, hashing, blobs, network, sweep, soak, failing, tail
+    case ingest, search, hashing, blobs, network, sweep, soak, failing, tail
     case summary
 }

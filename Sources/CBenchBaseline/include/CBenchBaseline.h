@@ -38,6 +38,20 @@ int lsb_insert_naive(const char *path, long long count, int rows_per_txn,
                      double *seconds, char *err, int errlen);
 
 /*
+ * lsb_insert_naive with full-text search, as a naive program adds it: the
+ * same database, plus
+ *   CREATE VIRTUAL TABLE messages_fts USING fts5(text, metadata,
+ *     content='messages', content_rowid='id')
+ * (default FTS5 options otherwise) created with the schema, and per row, in
+ * the same transaction right after the row's insert,
+ *   INSERT INTO messages_fts(rowid, text, metadata)
+ *     VALUES (last_insert_rowid(), ?, ?)
+ * *seconds covers the inserts and their commits, as for lsb_insert_naive.
+ */
+int lsb_insert_naive_fts(const char *path, long long count, int rows_per_txn,
+                         double *seconds, char *err, int errlen);
+
+/*
  * On a database made by lsb_insert_naive, deletes the oldest rows in one
  * statement, as naive retention code would:
  *   BEGIN; DELETE FROM messages WHERE id <= through_id; COMMIT
@@ -63,15 +77,6 @@ int lsb_query_latest(const char *path, const char *label, int min_level,
                      long long *rows_out, char *err, int errlen);
 
 /*
- * On a database made by lsb_insert_naive, runs `repeats` times
- *   SELECT count(*) FROM messages WHERE level >= ?
- * and reports the median time in milliseconds and the count.
- */
-int lsb_query_count(const char *path, int min_level, int repeats,
-                    double *median_ms, long long *count_out, char *err,
-                    int errlen);
-
-/*
  * On a database made by lsb_insert_naive, runs `repeats` times the naive
  * summary: the time range, then counts per level, label and time bucket
  *   SELECT min(created_at), max(created_at) FROM messages
@@ -82,6 +87,33 @@ int lsb_query_count(const char *path, int min_level, int repeats,
 int lsb_query_summary(const char *path, int buckets, int repeats,
                       double *median_ms, long long *total_out, char *err,
                       int errlen);
+
+/*
+ * On a database made by lsb_insert_naive, runs `repeats` times
+ *   SELECT count(*) FROM messages WHERE level >= ?
+ * and reports the median time in milliseconds and the count.
+ */
+int lsb_query_count(const char *path, int min_level, int repeats,
+                    double *median_ms, long long *count_out, char *err,
+                    int errlen);
+
+/*
+ * Runs the statement `sql` `repeats` times on the database at path, with
+ * `param` bound as text to its first parameter (when param is not NULL and
+ * the statement has one), reading every column of every row; reports the
+ * median time per run in milliseconds and the number of rows one run
+ * returned. Any statement works, a write included (autocommit).
+ */
+int lsb_query_sql(const char *path, const char *sql, const char *param,
+                  int repeats, double *median_ms, long long *rows_out,
+                  char *err, int errlen);
+
+/*
+ * The first column of the first row of `sql` on the database at path, as an
+ * integer (0 when it returns no row or NULL), e.g. a size from dbstat.
+ */
+int lsb_query_integer(const char *path, const char *sql, long long *value,
+                      char *err, int errlen);
 
 /*
  * Opens the database at path (read-write, as a store does) and reads its
