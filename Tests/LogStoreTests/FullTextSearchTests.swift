@@ -140,7 +140,10 @@ struct FullTextSearchTests {
 
     @Test func highlightsMarkTheMatchedWords() async throws {
         try await Self.withTexts { store in
-            let page = try await store.messages(MessageQuery(text: .fts5("connection OR port")))
+            var query = MessageQuery(text: .fts5("connection OR port"))
+            #expect(try await store.messages(query).matches.isEmpty)
+            query.highlightsMatches = true
+            let page = try await store.messages(query)
             #expect(page.messages.count == 2)
             for message in page.messages {
                 let marked = page.matches[message.id]?.map { String(message.text[$0]) } ?? []

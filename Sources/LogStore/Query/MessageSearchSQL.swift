@@ -13,7 +13,7 @@ struct MessageSearchSQL {
     let indexMatch: String
     /// The `MATCH` expression for the unindexed messages (`nil`: read them directly).
     let unindexedMatch: String?
-    /// Whether results carry highlights (a text search).
+    /// Whether results carry highlights (a text search that asks for them).
     let highlights: Bool
 
     /// `nil` when the index does not serve the query (no text, no metadata filter it can
@@ -25,7 +25,7 @@ struct MessageSearchSQL {
         guard !parts.isEmpty else { return nil }
         indexMatch = parts.count == 1 ? parts[0] : parts.map { "(\($0))" }.joined(separator: " AND ")
         unindexedMatch = text
-        highlights = text != nil
+        highlights = text != nil && query.highlightsMatches
     }
 
     /// Words every message matching `filter` has in its `metadata` column, as an FTS5 query, or

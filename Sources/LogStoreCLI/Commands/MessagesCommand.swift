@@ -56,6 +56,8 @@ enum MessagesCommand: Command {
         // One more than shown tells whether a next page exists without printing a cursor that
         // leads to an empty page.
         lookahead.limit = pageSize + 1
+        // Matches are shown in colour only.
+        lookahead.highlightsMatches = console.style.enabled && !arguments.flag("json")
         let page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.messages(lookahead) }
         let messages = page.messages.prefix(pageSize)
         let next = page.messages.count > pageSize ? pageCursor(page, query: query, shown: messages.count) : nil
