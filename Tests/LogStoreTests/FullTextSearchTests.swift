@@ -184,4 +184,71 @@ struct FullTextSearchTests {
             }
         }
     }
+
+    /// A tail and a summary read inside a snapshot of their own: a search joins it.
+    @Test func tailsAndSummariesTakeSearchAndMetadataFilters() async throws {
+        try await withTemporaryStore { store, _ in
+            store.storeMessage(label: "app", level: .info, message: "hello needle", metadata: ["user": "42"])
+            store.storeMessage(label: "app", level: .info, message: "hello hay")
+            try await store.flush()
+            let summary = try await store.summary(MessageQuery(text: .plain("needle")), buckets: 4)
+            #expect(summary.total == 1)
+            #expect(try await store.summary(MessageQuery(metadata: [.equals("user", "42")])).total == 1)
+            for query in [MessageQuery(text: .plain("needle")), MessageQuery(metadata: [.equals("user", "42")])] {
+                let tail = try await store.tail(query, from: .last(5))
+                let first = try await withinTimeLimit(seconds: 10) { () -> String? in
+                    for try await message in tail { return message.text }
+                    return nil
+                }
+                #expect(first == "hello needle")
+            }
+        }
+    }
+
+    /// A stray `)` would close the `text : (…)` the query is wrapped in and reach the metadata.
+    @Test func unpairedParenthesesInFTS5SyntaxAreRefused() async throws {
+        try await withTemporaryStore { store, _ in
+            store.storeMessage(label: "app", level: .info, message: "nothing here", metadata: ["secret": "token"])
+            store.storeMessage(label: "app", level: .info, message: "alpha")
+            try await store.flush()
+            for text in ["alpha) OR (token", "alpha)", "(alpha", "a) (b"] {
+                await #expect(throws: LogStoreError.invalidArgument(""), "\(text)") {
+                    try await store.messages(MessageQuery(text: .fts5(text)))
+                }
+            }
+            #expect(try await Self.found(store, .fts5("(alpha OR token)")) == ["alpha"])
+            #expect(try await Self.found(store, .fts5("\"(\" OR alpha")) == ["alpha"])
+            #expect(try await Self.found(store, .plain("alpha) OR (token")) == [])
+        }
+    }
+
+    @Test func aRankCursorContinuesOnlyARankedSearch() async throws {
+        try await Self.withTexts { store in
+            let cursor = try #require(MessageQuery.Cursor("r3"))
+            await #expect(throws: LogStoreError.invalidArgument("")) {
+                try await store.messages(MessageQuery(cursor: cursor))
+            }
+            await #expect(throws: LogStoreError.invalidArgument("")) {
+                try await store.messages(MessageQuery(text: .plain("connection"), order: .newestFirst, cursor: cursor))
+            }
+            #expect(try await store.messages(MessageQuery(text: .plain("connection"), order: .relevance, cursor: cursor)).messages.isEmpty)
+        }
+    }
+
+    /// In scripts with combining marks a word can end inside a character: the range covers it.
+    @Test func highlightsCoverWholeCharacters() async throws {
+        try await withTemporaryStore { store, _ in
+            let text = "नमस्ते दुनिया and café"
+            store.storeMessage(label: "app", level: .info, message: text)
+            try await store.flush()
+            for word in ["नमस्ते", "café"] {
+                var query = MessageQuery(text: .plain(word))
+                query.highlightsMatches = true
+                let page = try await store.messages(query)
+                let message = try #require(page.messages.first)
+                let marked = page.matches[message.id]?.map { String(message.text[$0]) }
+                #expect(marked == [word], "\(word)")
+            }
+        }
+    }
 }

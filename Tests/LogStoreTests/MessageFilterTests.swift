@@ -162,4 +162,34 @@ struct MessageFilterTests {
             #expect(try await store.messages(MessageQuery(metadata: [.exists(["code", "x"])])).messages.map(\.text) == ["nested"])
         }
     }
+
+    /// Values with no words (empty, punctuation) and keys SQLite's JSON paths cannot name.
+    @Test(arguments: [true, false])
+    func metadataValuesWithoutWordsAndUnnameableKeys(indexed: Bool) async throws {
+        var configuration = LogStore.Configuration()
+        configuration.isSearchIndexEnabled = indexed
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            for value in ["", "-", "…", "+++"] {
+                store.storeMessage(label: "app", level: .info, message: "value [\(value)]", metadata: ["user": .string(value)])
+            }
+            store.storeMessage(label: "app", level: .info, message: "odd key", metadata: ["a\"b": "v", "a.b": "w"])
+            try await store.flush()
+            if indexed {
+                try await withinTimeLimit(seconds: 30) {
+                    while try await store.info().unindexedMessageCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
+                }
+            }
+            for value in ["", "-", "…", "+++"] {
+                let query = MessageQuery(metadata: [.equals("user", value)])
+                #expect(try await store.messages(query).messages.map(\.text) == ["value [\(value)]"], "\(value)")
+                #expect(try await store.count(query) == 1)
+            }
+            #expect(try await store.messages(MessageQuery(metadata: [.equals("a.b", "w")])).messages.map(\.text) == ["odd key"])
+            for filter in [MetadataFilter.equals("a\"b", "v"), .exists("a\\b"), .exists([String]())] {
+                await #expect(throws: LogStoreError.invalidArgument(""), "\(filter)") {
+                    try await store.messages(MessageQuery(metadata: [filter]))
+                }
+            }
+        }
+    }
 }

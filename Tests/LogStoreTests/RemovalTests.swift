@@ -92,8 +92,10 @@ struct RemovalTests {
 
                 let (wal, stall) = try await Self.whileRemoving(store, at: url) { try await store.removeAll() }
                 // One transaction over the store writes about every page of it to the WAL; steps
-                // write about a transaction's limit (1 MiB) each.
-                #expect(wal < min(database / 2, 2 << 20), "WAL peaked at \(wal) bytes, database \(database)")
+                // write about a transaction's limit (1 MiB) each, and a step in which the
+                // full-text index merges its segments (FTS5 does, as tombstones pile up) up to
+                // about three times that.
+                #expect(wal < min(database / 2, 4 << 20), "WAL peaked at \(wal) bytes, database \(database)")
                 #expect(stall < .seconds(1), "a flush waited \(stall)")
 
                 #expect(try await store.count(MessageQuery(labels: ["bulk"])) == 0)

@@ -41,6 +41,10 @@ struct MessageQuerySQL {
     /// Resolves the query's names and id range against `connection` and builds its SQL; `nil`
     /// when the filters can match nothing.
     static func resolving(_ query: MessageQuery, connection: Connection) throws -> MessageQuerySQL? {
+        if let filter = query.metadata.first(where: { !$0.isExpressible }) {
+            throw LogStoreError.invalidArgument(
+                "the metadata key path \(filter.path) cannot be looked up: it is empty, or a key holds \" or \\")
+        }
         guard let filters = try ResolvedFilters(query, connection: connection) else { return nil }
         return MessageQuerySQL(query, filters)
     }

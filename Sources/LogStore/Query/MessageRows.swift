@@ -5,10 +5,14 @@ import Foundation
 enum MessageRows {
     /// One page of the messages `query` selects.
     static func page(_ query: MessageQuery, connection: Connection) throws -> MessagePage {
+        if query.cursor?.rankOffset != nil, query.order != .relevance || query.text?.isEmpty ?? true {
+            throw LogStoreError.invalidArgument(
+                "the cursor \(query.cursor?.description ?? "") is a position among ranked results: it continues a relevance-ordered text search only")
+        }
         guard let built = try MessageQuerySQL.resolving(query, connection: connection) else {
             return MessagePage(messages: [], nextCursor: nil)
         }
-        if let search = MessageSearchSQL(query) {
+        if let search = try MessageSearchSQL(query) {
             return try MessageSearch.page(query, built, search, connection: connection)
         }
         let reader = try MessageReader(connection: connection)
@@ -37,7 +41,7 @@ enum MessageRows {
     /// How many messages match `query`'s filters (its order, limit and cursor are ignored).
     static func count(_ query: MessageQuery, connection: Connection) throws -> Int {
         guard let built = try MessageQuerySQL.resolving(query, connection: connection) else { return 0 }
-        if let search = MessageSearchSQL(query) {
+        if let search = try MessageSearchSQL(query) {
             return try MessageSearch.count(query, built, search, connection: connection)
         }
         return Int(try connection.integer(built.countSQL, built.countArguments) ?? 0)
@@ -52,7 +56,7 @@ enum MessageRows {
         _ query: MessageQuery, connection: Connection
     ) throws -> (sql: String, arguments: [DatabaseValue])? {
         guard let built = try MessageQuerySQL.resolving(query, connection: connection) else { return nil }
-        guard let search = MessageSearchSQL(query) else { return (built.matchingSQL, built.matchingArguments) }
+        guard let search = try MessageSearchSQL(query) else { return (built.matchingSQL, built.matchingArguments) }
         let ids = try MessageSearch.matchingIDs(query, built, search, connection: connection)
         guard !ids.isEmpty else { return nil }
         return (

@@ -131,10 +131,12 @@ enum MessageSearch {
         Int(try connection.integer("SELECT count(*) FROM (\(part.sql))", part.arguments) ?? 0)
     }
 
-    /// Runs `body` in one read snapshot (the index's position and both parts agree), and turns
+    /// Runs `body` in one read snapshot (the index's position and both parts agree): its own
+    /// transaction, or the caller's (a tail's or a summary's read) when one is open; and turns
     /// an FTS5 query SQLite refuses into ``LogStoreError/invalidArgument(_:)``.
     private static func inSnapshot<T>(_ query: MessageQuery, _ connection: Connection, _ body: () throws -> T) throws -> T {
         do {
+            if connection.isInTransaction { return try body() }
             return try connection.transaction(.deferred, body)
         } catch let error as DatabaseError where error.isGenericError && query.text?.syntax == .fts5 {
             throw LogStoreError.invalidArgument(

@@ -18,7 +18,15 @@ struct MessageSearchSQL {
 
     /// `nil` when the index does not serve the query (no text, no metadata filter it can
     /// narrow): the plain path answers it.
-    init?(_ query: MessageQuery) {
+    ///
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for FTS5 syntax whose parentheses do not
+    ///   pair up: the query is wrapped as `text : (…)`, and a stray `)` would close the wrapper
+    ///   and reach the metadata column.
+    init?(_ query: MessageQuery) throws {
+        if let search = query.text, search.syntax == .fts5, !Self.parenthesesPair(search.text) {
+            throw LogStoreError.invalidArgument(
+                "the search \"\(search.text)\" is not a valid FTS5 query: its parentheses do not pair up")
+        }
         let text = query.text?.matchExpression.map { "text : (\($0))" }
         let metadata = query.metadata.compactMap(Self.necessaryWords)
         let parts = (text.map { [$0] } ?? []) + metadata
@@ -26,6 +34,23 @@ struct MessageSearchSQL {
         indexMatch = parts.count == 1 ? parts[0] : parts.map { "(\($0))" }.joined(separator: " AND ")
         unindexedMatch = text
         highlights = text != nil && query.highlightsMatches
+    }
+
+    /// Whether every `(` outside a quoted string has its `)` after it, and no `)` comes first.
+    static func parenthesesPair(_ text: String) -> Bool {
+        var depth = 0
+        var isQuoted = false
+        for character in text {
+            switch character {
+            case "\"": isQuoted.toggle()  // a doubled quote toggles twice: still inside
+            case "(" where !isQuoted: depth += 1
+            case ")" where !isQuoted:
+                depth -= 1
+                if depth < 0 { return false }
+            default: break
+            }
+        }
+        return depth == 0
     }
 
     /// Words every message matching `filter` has in its `metadata` column, as an FTS5 query, or
@@ -42,7 +67,9 @@ struct MessageSearchSQL {
         guard terms.allSatisfy({ $0.unicodeScalars.allSatisfy { $0.value >= 0x20 } }),
             terms.contains(where: { $0.unicodeScalars.contains { $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) } })
         else { return nil }
-        let words = terms.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
+        // Side by side (FTS5's implicit AND), not with `AND`: a term without words is an empty
+        // phrase, which the implicit AND skips but `AND` makes match nothing.
+        let words = terms.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
         return "metadata : (\(words))"
     }
 

@@ -9,6 +9,9 @@
 ///   string). It does not match a dictionary or an array.
 /// - ``exists(_:)`` matches any value under the path: a string, number, dictionary, array or
 ///   JSON `null`.
+///
+/// A key containing `"` or `\` cannot be named in SQLite's JSON paths: such a filter, or an empty
+/// path, is an ``LogStoreError/invalidArgument(_:)``.
 public struct MetadataFilter: Sendable, Hashable, Codable {
     /// The key path, outermost key first.
     public var path: [String]
@@ -35,9 +38,13 @@ public struct MetadataFilter: Sendable, Hashable, Codable {
         MetadataFilter(path: [key], value: nil)
     }
 
+    /// Whether SQLite's JSON paths can name every key: a quoted key there ends at the first `"`
+    /// and knows no escapes, so a key holding `"` or `\` cannot be looked up.
+    var isExpressible: Bool { !path.isEmpty && path.allSatisfy { !$0.contains("\"") && !$0.contains("\\") } }
+
     /// The path in SQLite's JSON path syntax, every key quoted so that no key character (`.`,
     /// `[`, `$`) is read as syntax: bound as an argument, never spliced into SQL.
     var jsonPath: String {
-        "$" + path.map { "." + "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined()
+        "$" + path.map { ".\"" + $0 + "\"" }.joined()
     }
 }

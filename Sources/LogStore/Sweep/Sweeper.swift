@@ -25,7 +25,7 @@ final class Sweeper: Sendable {
     static let tasksPerStep = StepSize(rows: 200, range: 20...20_000)
     static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
     /// Pages of the full-text index merged per step when it is compacted.
-    static let indexMergePagesPerStep = StepSize(rows: 256, range: 32...16_384)
+    static let indexMergePagesPerStep = StepSize(rows: 64, range: 16...16_384)
     /// Deleting a session checks every task for it (no index on `tasks.session_id`): few per step.
     static let sessionsPerStep = StepSize(rows: 1, range: 1...16)
     /// The most rounds of trimming for size in one sweep (see ``run(_:)``).
