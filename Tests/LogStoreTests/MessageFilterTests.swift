@@ -151,6 +151,8 @@ struct MessageFilterTests {
             store.storeMessage(label: "app", level: .info, message: "broken")
             try await store.flush()
             let connection = try Connection(path: StoreFiles.databaseURL(in: url).path, mode: .readWrite(create: false))
+            // The store's writer may hold the write lock (an index step): wait for it, as any tool would.
+            try connection.setBusyTimeout()
             try connection.execute("""
                 UPDATE messages SET metadata = '{"code":404}' WHERE text = 'tool row';
                 UPDATE messages SET metadata = 'not json {' WHERE text = 'broken';

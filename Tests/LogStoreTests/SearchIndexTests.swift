@@ -120,6 +120,8 @@ struct SearchIndexTests {
             try await store.flush()
             try await Self.waitUntilIndexed(store)
             let connection = try Connection(path: StoreFiles.databaseURL(in: url).path, mode: .readWrite(create: false))
+            // The store's writer may hold the write lock (an index step): wait for it, as any tool would.
+            try connection.setBusyTimeout()
             try connection.execute("DELETE FROM messages WHERE text LIKE 'row 1 %' OR text LIKE 'row 9 %'")
             connection.close()
             #expect(try await Self.found(store, "damson").count == 8)
