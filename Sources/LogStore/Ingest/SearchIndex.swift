@@ -3,15 +3,15 @@
 /// transaction that inserts them.
 ///
 /// Why (measured on this machine, README "Full-text search"): an FTS5 insert per row in the
-/// writer's transaction ran at ~60k messages/s against ~170k without; one `INSERT … SELECT`
-/// over 10k committed rows indexes ~126k rows/s, over 100k ~160k rows/s. So the writer indexes
+/// writer's transaction ran at ~50–60k messages/s against ~160k without; one `INSERT … SELECT`
+/// over 16k committed rows indexes ~190k rows/s (with `automerge` 12). So the writer indexes
 /// when it has nothing else to do, and while it is busy it lets the index fall at most
 /// ``maximumLag`` messages behind before it spends its time on the index again. Searches read
 /// the messages past ``indexedThrough(_:)`` directly (``UnindexedMessages``), so a search never
 /// misses a committed message.
 enum SearchIndex {
     /// The most messages one step indexes: ~100 ms of the writer's time, so logged events wait
-    /// at most that long behind it.
+    /// at most that long behind it (and no more than a transaction's WAL bytes: ``step(_:)``).
     ///
     /// Measured against 4,096 and 65,536 (with ``maximumLag`` the same; `logstore-bench --quick
     /// --only search`, 6 alternating runs each, 200k messages, median and range): process CPU
