@@ -284,7 +284,7 @@ struct MessageQuerySQL {
     /// The session and time filters of `query` on a table whose rows span times from
     /// `sinceColumn` to `untilColumn` (one `created_at` for messages, a range for blocks): a
     /// row can match when it ends at or after `since` and starts before `until`.
-    private static func sessionAndTimeConditions(
+    static func sessionAndTimeConditions(
         _ query: MessageQuery, sessionIDs: [Int64]?, sinceColumn: String, untilColumn: String
     ) -> (conditions: [String], arguments: [DatabaseValue]) {
         var conditions: [String] = []

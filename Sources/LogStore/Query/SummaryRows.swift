@@ -218,20 +218,10 @@ enum SummaryRows {
 
     /// The blocks that can hold the query's messages: of its sessions, overlapping its window.
     private static func candidateBlocks(_ query: MessageQuery, connection: Connection) throws -> [Block] {
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
-        if !query.sessions.isEmpty {
-            let ids = try SessionIdentifiers(connection: connection).rowIDs(for: query.sessions)
-            conditions.append("session_id IN (\(ids.map(String.init).joined(separator: ",")))")
-        }
-        if let since = query.since {
-            conditions.append("max_created_at >= ?")
-            arguments.append(.real(since.timeIntervalSince1970))
-        }
-        if let until = query.until {
-            conditions.append("min_created_at < ?")
-            arguments.append(.real(until.timeIntervalSince1970))
-        }
+        let sessionIDs = query.sessions.isEmpty
+            ? nil : try SessionIdentifiers(connection: connection).rowIDs(for: query.sessions)
+        let (conditions, arguments) = MessageQuerySQL.sessionAndTimeConditions(
+            query, sessionIDs: sessionIDs, sinceColumn: "max_created_at", untilColumn: "min_created_at")
         let statement = try connection.prepare(
             "SELECT first_id, last_id, min_created_at, max_created_at FROM message_blocks"
                 + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")))
