@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import LogStore
 import Testing
 
@@ -42,6 +43,38 @@ struct SearchIndexTests {
             #expect(try await store.count(MessageQuery(text: .plain("old"))) == 0)
             #expect(try Self.indexedIDs(url, "sweepable").count == 5)
             #expect(try Self.indexedIDs(url, "old").isEmpty)
+        }
+    }
+
+    /// New segments keep arriving while logging goes on: compacting the index after a large
+    /// sweep must still end (an incremental optimize alone would merge forever).
+    @Test func aSweepEndsWhileLoggingGoesOn() async throws {
+        let now = Date()
+        var configuration = LogStore.Configuration()
+        configuration.maxAge = .seconds(3_600)
+        configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            try await onOwnThread {
+                for i in 0..<20_000 {
+                    store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) word\(i % 50)")
+                }
+            }
+            try await store.flush()
+            try await Self.waitUntilIndexed(store)
+            let logging = Atomic<Bool>(true)
+            let logger = Thread {
+                var i = 0
+                while logging.load(ordering: .relaxed) {
+                    store.storeMessage(createdAt: now, label: "app", level: .info, message: "new \(i) word\(i % 50)")
+                    i += 1
+                }
+            }
+            logger.start()
+            let report = try await withinTimeLimit(seconds: 60) { try await store.sweep() }
+            logging.store(false, ordering: .relaxed)
+            #expect(report.removedMessages == 20_000)
+            try await store.flush()
+            #expect(try await store.count(MessageQuery(text: .plain("old"))) == 0)
         }
     }
 

@@ -6,7 +6,8 @@
 /// writer's transaction ran at ~50–60k messages/s against ~160k without; one `INSERT … SELECT`
 /// over 16k committed rows indexes ~190k rows/s (with `automerge` 12). So the writer indexes
 /// when it has nothing else to do, and while it is busy it lets the index fall at most
-/// ``maximumLag`` messages behind before it spends its time on the index again. Searches read
+/// ``maximumLag`` messages behind before it spends its time on the index again, as many steps
+/// as bring it back (``StoreWriter``'s `indexSearch`). Searches read
 /// the messages past ``indexedThrough(_:)`` directly (``UnindexedMessages``), so a search never
 /// misses a committed message.
 enum SearchIndex {
@@ -96,13 +97,21 @@ enum SearchIndex {
         }
     }
 
-    /// Whether enough was deleted from the index since it was last compacted to compact it now:
-    /// a fifth of what it holds (merging rewrites every segment, ~2 µs per message kept).
-    static func needsCompaction(_ connection: Connection) throws(DatabaseError) -> Bool {
-        guard try hasIndex(connection) else { return false }
+    /// Records that the index was compacted (its deletions merged away).
+    static func markCompacted(_ writer: BatchWriter) throws {
+        guard try hasIndex(writer.connection) else { return }
+        try writer.connection.execute("UPDATE search_state SET deleted_since_merge = 0 WHERE id = 1")
+    }
+
+    /// When enough was deleted from the index since it was last compacted to compact it now (a
+    /// fifth of what it holds: merging rewrites every segment, ~2 µs per message kept), how many
+    /// pages merging it once takes (its segment pages); `nil` when it need not be compacted.
+    static func compactionBudget(_ connection: Connection) throws(DatabaseError) -> Int? {
+        guard try hasIndex(connection) else { return nil }
         let deleted = try connection.integer("SELECT deleted_since_merge FROM search_state WHERE id = 1") ?? 0
-        guard deleted > 0 else { return false }
+        guard deleted > 0 else { return nil }
         let kept = try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0
-        return deleted * 5 >= kept
+        guard deleted * 5 >= kept else { return nil }
+        return Int(try connection.integer("SELECT count(*) FROM message_search_data") ?? 0)
     }
 }

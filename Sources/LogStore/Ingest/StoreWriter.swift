@@ -298,19 +298,29 @@ final class StoreWriter: Sendable {
 
     private var hasPendingBatch: Bool { pending.withLock { $0 != nil } }
 
-    /// One step of the full-text index when it is due: whenever it lags and the writer is idle,
-    /// and while the writer is busy only once it lags past ``SearchIndex/maximumLag``.
+    /// The most index steps between two rounds of a busy writer (~100 ms each).
+    private static let busyIndexSteps = 2
+
+    /// Steps of the full-text index when they are due: one whenever it lags and the writer is
+    /// idle; while the writer is busy, as many as bring it back within
+    /// ``SearchIndex/maximumLag`` (a round can commit more events than one step indexes, and a
+    /// lag that only grew would make every search read more), at most ``busyIndexSteps``.
     ///
     /// - Returns: whether messages remain unindexed after a step (the caller loops again).
     private func indexSearch(isBusy: Bool) -> Bool {
         guard indexesSearch else { return false }
         return database.withLock { writer -> Bool in
             do {
-                let lag = try SearchIndex.lag(writer.connection)
-                guard lag > 0, !isBusy || lag > SearchIndex.maximumLag else { return false }
-                let step = try SearchIndex.step(writer)
-                lastIndexFailure.withLock { $0 = nil }
-                return step.covered > 0 && step.remaining > 0
+                var steps = 0
+                while true {
+                    let lag = try SearchIndex.lag(writer.connection)
+                    guard lag > 0, !isBusy || lag > SearchIndex.maximumLag else { return false }
+                    let step = try SearchIndex.step(writer)
+                    lastIndexFailure.withLock { $0 = nil }
+                    steps += 1
+                    guard step.covered > 0, step.remaining > 0 else { return false }
+                    if !isBusy || steps >= Self.busyIndexSteps { return true }
+                }
             } catch {
                 // The index only falls behind (searches still read the rest): say so once per
                 // cause, and try again on the next round.

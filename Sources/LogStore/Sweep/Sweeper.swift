@@ -294,11 +294,16 @@ final class Sweeper: Sendable {
     /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
     func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
         // The full-text index keeps deleted words until its segments merge: after large
-        // deletions compact it first, so the pages it frees are given back too.
-        if try await core.read({ try SearchIndex.needsCompaction($0) }) {
-            _ = try await repeatSteps((), size: Self.indexMergePagesPerStep) { writer, _, pages in
-                (try !writer.compactSearchIndex(pages: pages), pages)
+        // deletions compact it first, so the pages it frees are given back too. At most one
+        // rewrite of the index as it is now: while logging goes on, new segments keep arriving
+        // and an incremental optimize alone would never run out of work.
+        if let budget = try await core.read({ try SearchIndex.compactionBudget($0) }) {
+            _ = try await repeatSteps(budget, size: Self.indexMergePagesPerStep) { writer, left, pages in
+                let merged = try writer.compactSearchIndex(pages: min(pages, max(1, left)))
+                left -= pages
+                return (!merged || left <= 0, pages)
             }
+            try await writer.perform(ordered: false) { try SearchIndex.markCompacted($0) }
         }
         let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
         if free > 0 {
