@@ -53,14 +53,22 @@ enum SearchIndex {
     static func step(_ writer: BatchWriter) throws -> (covered: Int64, remaining: Int64) {
         let limit = writer.searchRowsPerStep
         let pagesBefore = writer.connection.pagesWritten
+        let start = ContinuousClock.now
         let step = try indexNext(writer, limit: limit)
         guard step.covered > 0 else { return step }
+        let took = ContinuousClock.now - start
         let pageSize = Int(try writer.connection.integer("PRAGMA page_size") ?? 4096)
         let written = max(1, (writer.connection.pagesWritten - pagesBefore) * pageSize)
-        let fitting = Double(step.covered) * Double(writer.transactionByteLimit) / Double(written)
-        writer.searchRowsPerStep = min(max(Int(fitting), 256), rowsPerStep)
+        let byBytes = Double(step.covered) * Double(writer.transactionByteLimit) / Double(written)
+        // FTS5 merges segments as it goes, so a step's time varies with the index: sized by the
+        // last one's, like the sweep's steps.
+        let byTime = Double(step.covered) * stepTarget.seconds / max(took.seconds, 1e-4)
+        writer.searchRowsPerStep = min(max(Int(min(byBytes, byTime)), 256), rowsPerStep)
         return step
     }
+
+    /// How long one step should hold the writer (logged events wait behind it).
+    static let stepTarget: Duration = .milliseconds(100)
 
     private static func indexNext(_ writer: BatchWriter, limit: Int) throws -> (covered: Int64, remaining: Int64) {
         try writer.transaction {

@@ -312,6 +312,7 @@ final class StoreWriter: Sendable {
         return database.withLock { writer -> Bool in
             do {
                 var steps = 0
+                let roundStart = ContinuousClock.now
                 while true {
                     let lag = try SearchIndex.lag(writer.connection)
                     guard lag > 0, !isBusy || lag > SearchIndex.maximumLag else { return false }
@@ -319,7 +320,9 @@ final class StoreWriter: Sendable {
                     lastIndexFailure.withLock { $0 = nil }
                     steps += 1
                     guard step.covered > 0, step.remaining > 0 else { return false }
-                    if !isBusy || steps >= Self.busyIndexSteps { return true }
+                    if !isBusy || steps >= Self.busyIndexSteps || ContinuousClock.now - roundStart >= SearchIndex.stepTarget * 2 {
+                        return true
+                    }
                 }
             } catch {
                 // The index only falls behind (searches still read the rest): say so once per
