@@ -313,12 +313,13 @@ final class StoreWriter: Sendable {
             do {
                 var steps = 0
                 let roundStart = ContinuousClock.now
+                var lag = try SearchIndex.lag(writer.connection)
                 while true {
-                    let lag = try SearchIndex.lag(writer.connection)
                     guard lag > 0, !isBusy || lag > SearchIndex.maximumLag else { return false }
                     let step = try SearchIndex.step(writer)
                     lastIndexFailure.withLock { $0 = nil }
                     steps += 1
+                    lag = step.remaining
                     guard step.covered > 0, step.remaining > 0 else { return false }
                     if !isBusy || steps >= Self.busyIndexSteps || ContinuousClock.now - roundStart >= SearchIndex.stepTarget * 2 {
                         return true

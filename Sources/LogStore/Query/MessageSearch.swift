@@ -11,6 +11,7 @@ enum MessageSearch {
             let wanted = max(1, query.limit) + 1
             var messages: [LogStore.Message] = []
             var matches: [Int64: [Range<String.Index>]] = [:]
+            let offset = query.cursor?.rankOffset ?? 0
             func read(_ sql: (sql: String, arguments: [DatabaseValue])) throws {
                 let statement = try connection.prepare(sql.sql)
                 try statement.bind(sql.arguments)
@@ -38,7 +39,6 @@ enum MessageSearch {
             case .relevance:
                 // Ranked among the indexed messages, then the unindexed ones ranked among
                 // themselves: bm25 weighs a word by how rare it is in its own index.
-                let offset = query.cursor?.rankOffset ?? 0
                 var indexedTotal = 0
                 if let ids = parts.indexed {
                     try read(search.indexedSQL(base, ids: ids, order: .rank, limit: wanted, offset: offset))
@@ -48,13 +48,14 @@ enum MessageSearch {
                     try read(search.unindexedSQL(
                         base, ids: ids, order: .rank, limit: wanted - messages.count, offset: max(0, offset - indexedTotal)))
                 }
-                var page = MessageRows.page(messages, limit: query.limit)
-                page.nextCursor = page.nextCursor.map { _ in MessageQuery.Cursor(rankOffset: offset + page.messages.count) }
-                page.matches = matches.filter { id, _ in page.messages.contains { $0.id == id } }
-                return page
             }
             var page = MessageRows.page(messages, limit: query.limit)
-            if !matches.isEmpty { page.matches = matches.filter { id, _ in page.messages.contains { $0.id == id } } }
+            if query.order == .relevance {
+                page.nextCursor = page.nextCursor.map { _ in MessageQuery.Cursor(rankOffset: offset + page.messages.count) }
+            }
+            // The row read past the page (to tell whether another follows) is not on it.
+            let shown = Set(page.messages.map(\.id))
+            page.matches = matches.filter { shown.contains($0.key) }
             return page
         }
     }
@@ -63,14 +64,8 @@ enum MessageSearch {
     static func count(
         _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
     ) throws -> Int {
-        var unpaged = query
-        unpaged.cursor = nil
-        return try inSnapshot(query, connection) {
-            let parts = try Parts(unpaged, base, search, connection: connection)
-            var total = 0
-            if let ids = parts.indexed { total += try count(search.indexedSQL(base, ids: ids, order: .oldestFirst, limit: nil), connection) }
-            if let ids = parts.unindexed { total += try count(search.unindexedSQL(base, ids: ids, order: .oldestFirst, limit: nil), connection) }
-            return total
+        try inSnapshot(query, connection) {
+            try wholeParts(query, base, search, connection).reduce(0) { total, part in total + (try count(part, connection)) }
         }
     }
 
@@ -78,21 +73,28 @@ enum MessageSearch {
     static func matchingIDs(
         _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
     ) throws -> [Int64] {
-        var unpaged = query
-        unpaged.cursor = nil
-        return try inSnapshot(query, connection) {
-            let parts = try Parts(unpaged, base, search, connection: connection)
+        try inSnapshot(query, connection) {
             var ids: [Int64] = []
-            for part in [parts.indexed.map { search.indexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) },
-                         parts.unindexed.map { search.unindexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) }]
-            {
-                guard let part else { continue }
+            for part in try wholeParts(query, base, search, connection) {
                 let statement = try connection.prepare("SELECT id FROM (\(part.sql))")
                 try statement.bind(part.arguments)
                 while try statement.step() { ids.append(statement.int64(at: 0)) }
             }
             return ids
         }
+    }
+
+    /// The SQL of both parts over every match, in id order: the query without its cursor.
+    private static func wholeParts(
+        _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, _ connection: Connection
+    ) throws -> [(sql: String, arguments: [DatabaseValue])] {
+        var unpaged = query
+        unpaged.cursor = nil
+        let parts = try Parts(unpaged, base, search, connection: connection)
+        return [
+            parts.indexed.map { search.indexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) },
+            parts.unindexed.map { search.unindexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) },
+        ].compactMap { $0 }
     }
 
     /// The id ranges of the two parts a query reads, after the query's cursor and time window.
