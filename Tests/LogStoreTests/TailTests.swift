@@ -194,20 +194,27 @@ struct TailTests {
         }
     }
 
+    /// A task counting what `tail` yields, returned once it has received a first message
+    /// (logged here), so the tail is then waiting for the next commit.
+    func countingAfterTheFirst(_ tail: MessageTail, of store: LogStore) async throws -> Task<Int, any Error> {
+        let (started, didStart) = AsyncStream<Void>.makeStream()
+        let consumer = Task {
+            var count = 0
+            for try await _ in tail {
+                count += 1
+                didStart.yield()
+            }
+            return count
+        }
+        log(store, ["one"])
+        _ = try await withinTimeLimit(seconds: 10) { for await _ in started { return } }
+        return consumer
+    }
+
     @Test func endsWhenTheConsumingTaskIsCancelled() async throws {
         try await withTemporaryStore { store, _ in
             let tail = try await store.tail()
-            let (started, didStart) = AsyncStream<Void>.makeStream()
-            let consumer = Task {
-                var count = 0
-                for try await _ in tail {
-                    count += 1
-                    didStart.yield()
-                }
-                return count
-            }
-            log(store, ["one"])
-            _ = try await withinTimeLimit(seconds: 10) { for await _ in started { return } }
+            let consumer = try await countingAfterTheFirst(tail, of: store)
             // Now waiting for a commit that never comes: cancelling must end it at once.
             consumer.cancel()
             #expect(try await withinTimeLimit(seconds: 2) { try await consumer.value } == 1)
@@ -218,17 +225,7 @@ struct TailTests {
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url, options: [.create])
             let tail = try await store.tail()
-            let (started, didStart) = AsyncStream<Void>.makeStream()
-            let consumer = Task {
-                var count = 0
-                for try await _ in tail {
-                    count += 1
-                    didStart.yield()
-                }
-                return count
-            }
-            log(store, ["one"])
-            _ = try await withinTimeLimit(seconds: 10) { for await _ in started { return } }
+            let consumer = try await countingAfterTheFirst(tail, of: store)
             try await store.close()
             #expect(try await withinTimeLimit(seconds: 2) { try await consumer.value } == 1)
             await #expect(throws: LogStoreError.closed) { try await store.tail() }
