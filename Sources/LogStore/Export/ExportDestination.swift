@@ -1,0 +1,91 @@
+import Foundation
+import Glibc
+
+/// Where an export writes: a temporary file beside the target, owner-only, put in place only when
+/// complete, so a reader never sees half a file and a failed export leaves nothing behind.
+///
+/// The target is checked before any work (its directory must exist, it must not) and again at the
+/// end: the file is put in place with `link(2)`, which fails if the name was taken meanwhile, so an
+/// export never overwrites a file, not even one created while it ran.
+final class ExportDestination {
+    let target: URL
+    let temporary: URL
+    private var isFinished = false
+
+    /// - Throws: ``LogStoreError/fileDoesntExist(_:)`` (the directory) when the target's directory is
+    ///   missing; ``LogStoreError/fileAlreadyExists(_:)`` when the target exists;
+    ///   ``LogStoreError/fileSystem(_:operation:errno:)`` when the temporary file cannot be created.
+    init(target: URL) throws {
+        let target = target.standardizedFileURL
+        let directory = target.deletingLastPathComponent()
+        guard Files.isDirectory(directory) else { throw LogStoreError.fileDoesntExist(directory) }
+        guard !Self.nameIsTaken(target) else { throw LogStoreError.fileAlreadyExists(target) }
+        self.target = target
+        self.temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).partial")
+        try Files.createOwnerOnlyFile(temporary)
+    }
+
+    deinit {
+        if !isFinished { unlink(temporary.path) }
+    }
+
+    /// Runs `body` with a buffered writer over the temporary file (truncated), and flushes what
+    /// it wrote.
+    func withOutput<T>(_ body: (ExportOutput) throws -> T) throws -> T {
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "open", errno: error.code)
+        }
+        defer { close(descriptor) }
+        let output = ExportOutput(descriptor: descriptor, url: temporary)
+        let result = try body(output)
+        try output.flush()
+        return result
+    }
+
+    /// Syncs the finished temporary file and gives it the target's name.
+    ///
+    /// - Throws: ``LogStoreError/fileAlreadyExists(_:)`` when the name was taken while the export
+    ///   ran (the temporary file is removed); ``LogStoreError/fileSystem(_:operation:errno:)``.
+    func commit() throws {
+        try sync(temporary)
+        if let error = SystemCall.errnoOf({ link(temporary.path, target.path) }) {
+            discard()
+            if error.code == EEXIST { throw LogStoreError.fileAlreadyExists(target) }
+            throw LogStoreError.fileSystem(target, operation: "create", errno: error.code)
+        }
+        isFinished = true
+        unlink(temporary.path)
+        // The new name survives a power loss only once its directory is synced.
+        try sync(target.deletingLastPathComponent())
+    }
+
+    /// Removes the temporary file (a failed or cancelled export).
+    func discard() {
+        guard !isFinished else { return }
+        isFinished = true
+        unlink(temporary.path)
+    }
+
+    /// The size of the file as written so far.
+    var writtenSize: Int64 { Files.fileSize(isFinished ? target : temporary) }
+
+    private func sync(_ url: URL) throws {
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)
+        }
+        defer { close(descriptor) }
+        if let error = SystemCall.errnoOf({ fsync(descriptor) }) {
+            throw LogStoreError.fileSystem(url, operation: "sync", errno: error.code)
+        }
+    }
+
+    /// A dangling symbolic link counts as taken: `link(2)` would not replace it either.
+    private static func nameIsTaken(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+}

@@ -1,0 +1,118 @@
+public import Foundation
+
+/// What an export includes: by default, everything.
+///
+/// The session and time filters apply to messages and tasks alike, on top of their own queries
+/// (a message must match both). A query's order, limit and cursor are ignored: an export holds
+/// every matching row, oldest first.
+///
+/// ```swift
+/// // The last hour's warnings and errors with every failed request, for a ticket:
+/// let options = ExportOptions(
+///     since: Date().addingTimeInterval(-3600),
+///     messages: MessageQuery(levels: .warning ... .critical),
+///     tasks: TaskQuery(isFailure: true))
+/// try await store.export(to: URL(fileURLWithPath: "/tmp/incident.lsarchive"), options: options)
+/// ```
+///
+/// Nothing is un-redacted by an export: values the store redacted when it recorded them are
+/// stored redacted, and an export only copies what is stored.
+public struct ExportOptions: Sendable, Hashable {
+    /// Only these sessions; empty for all.
+    public var sessions: [UUID]
+    /// Only messages and tasks created at or after this date.
+    public var since: Date?
+    /// Only messages and tasks created before this date.
+    public var until: Date?
+    /// The messages to include; `nil` for none. The default includes every message (a network
+    /// task's own technical message travels with its task in an archive).
+    public var messages: MessageQuery?
+    /// The network tasks to include; `nil` for none. The default includes every task.
+    public var tasks: TaskQuery?
+
+    /// Creates options; every filter defaults to "everything".
+    public init(
+        sessions: [UUID] = [], since: Date? = nil, until: Date? = nil,
+        messages: MessageQuery? = MessageQuery(), tasks: TaskQuery? = TaskQuery()
+    ) {
+        self.sessions = sessions
+        self.since = since
+        self.until = until
+        self.messages = messages
+        self.tasks = tasks
+    }
+
+    /// Whether these options select the whole store (then an archive is a plain copy).
+    var selectsEverything: Bool {
+        guard sessions.isEmpty, since == nil, until == nil, let messages, let tasks else { return false }
+        return Self.unordered(messages) == Self.unordered(MessageQuery())
+            && Self.unordered(tasks) == Self.unordered(TaskQuery())
+    }
+
+    /// The message query an export pages through: the caller's filters narrowed by the
+    /// options' sessions and times, oldest first; `nil` when no message is included (or the
+    /// narrowing leaves nothing, as with disjoint session lists).
+    func messageQuery(pageSize: Int) -> MessageQuery? {
+        guard var query = messages else { return nil }
+        guard let sessions = Self.narrowed(query.sessions, sessions) else { return nil }
+        query.sessions = sessions
+        query.since = Self.later(query.since, since)
+        query.until = Self.earlier(query.until, until)
+        query.order = .oldestFirst
+        query.limit = pageSize
+        query.cursor = nil
+        query.highlightsMatches = false
+        return query
+    }
+
+    /// The task query an export pages through, narrowed and ordered like ``messageQuery(pageSize:)``.
+    func taskQuery(pageSize: Int) -> TaskQuery? {
+        guard var query = tasks else { return nil }
+        guard let sessions = Self.narrowed(query.sessions, sessions) else { return nil }
+        query.sessions = sessions
+        query.since = Self.later(query.since, since)
+        query.until = Self.earlier(query.until, until)
+        query.order = .oldestFirst
+        query.limit = pageSize
+        query.cursor = nil
+        return query
+    }
+
+    private static func unordered(_ query: MessageQuery) -> MessageQuery {
+        var query = query
+        query.order = .oldestFirst
+        query.limit = 1
+        query.cursor = nil
+        query.highlightsMatches = false
+        return query
+    }
+
+    private static func unordered(_ query: TaskQuery) -> TaskQuery {
+        var query = query
+        query.order = .oldestFirst
+        query.limit = 1
+        query.cursor = nil
+        return query
+    }
+
+    /// Both session lists at once: either alone when the other is empty ("all"), else the
+    /// sessions in both; `nil` when they share none, so nothing can match.
+    private static func narrowed(_ first: [UUID], _ second: [UUID]) -> [UUID]? {
+        if first.isEmpty { return second }
+        if second.isEmpty { return first }
+        let shared = first.filter(Set(second).contains)
+        return shared.isEmpty ? nil : shared
+    }
+
+    private static func later(_ first: Date?, _ second: Date?) -> Date? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return max(first, second)
+    }
+
+    private static func earlier(_ first: Date?, _ second: Date?) -> Date? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return min(first, second)
+    }
+}

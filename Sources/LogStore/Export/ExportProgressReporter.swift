@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+/// Hands ``ExportProgress`` to the caller's callback at most every 100 ms (and at each new phase),
+/// and carries the export's cancellation to the thread doing the work.
+final class ExportProgressReporter: Sendable {
+    private let callback: (@Sendable (ExportProgress) -> Void)?
+    private let state: Mutex<State>
+    private let cancelled = Atomic<Bool>(false)
+    private static let interval: Duration = .milliseconds(100)
+
+    private struct State {
+        var total: Int64 = 0
+        var completed: Int64 = 0
+        var phase: ExportProgress.Phase?
+        var lastReport: ContinuousClock.Instant?
+    }
+
+    init(_ callback: (@Sendable (ExportProgress) -> Void)?) {
+        self.callback = callback
+        self.state = Mutex(State())
+    }
+
+    /// Sets how many units the whole export takes.
+    func setTotal(_ total: Int64) {
+        state.withLock { $0.total = max(0, total) }
+    }
+
+    /// Adds `units` done in `phase`; reports when due.
+    func advance(_ phase: ExportProgress.Phase, by units: Int64 = 1) throws {
+        try checkCancelled()
+        guard let callback else { return }
+        let now = ContinuousClock.now
+        let due: ExportProgress? = state.withLock { state in
+            state.completed += units
+            let isNewPhase = state.phase != phase
+            guard isNewPhase || state.lastReport.map({ now - $0 >= Self.interval }) ?? true else { return nil }
+            state.phase = phase
+            state.lastReport = now
+            return ExportProgress(phase: phase, completed: state.completed, total: state.total)
+        }
+        if let due { callback(due) }
+    }
+
+    /// The last report: everything done.
+    func finish() {
+        guard let callback else { return }
+        let total = state.withLock { state in
+            state.phase = .finished
+            state.completed = max(state.completed, state.total)
+            return state.completed
+        }
+        callback(ExportProgress(phase: .finished, completed: total, total: total))
+    }
+
+    /// Marks the export cancelled: the next ``advance(_:by:)`` throws.
+    func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+    }
+
+    /// - Throws: `CancellationError` once the export's task was cancelled.
+    func checkCancelled() throws {
+        if cancelled.load(ordering: .relaxed) { throw CancellationError() }
+    }
+}

@@ -1,0 +1,90 @@
+public import Foundation
+
+extension LogStore {
+    /// Writes what `options` select to one file at `url`, in `format`: by default an archive that
+    /// ``init(archiveURL:limits:)`` opens again.
+    ///
+    /// ```swift
+    /// let report = try await store.export(to: URL(fileURLWithPath: "/tmp/incident.lsarchive"))
+    /// let text = try await store.export(
+    ///     to: URL(fileURLWithPath: "/tmp/errors.log"), format: .text,
+    ///     options: ExportOptions(messages: MessageQuery(levels: .error ... .critical)))
+    /// ```
+    ///
+    /// The export reads one consistent snapshot while the store keeps logging, and streams: its
+    /// memory stays bounded whatever the store's size. It writes a temporary file beside `url`
+    /// and gives it the name only when complete, so `url` never holds half a file; a failed or
+    /// cancelled export leaves nothing. Nothing is un-redacted: what the store redacted when it
+    /// recorded it stays redacted. An archive opened with ``init(archiveURL:limits:)`` exports
+    /// too (to another format, or filtered to a smaller archive).
+    ///
+    /// - Parameters:
+    ///   - url: the file to create; its directory must exist and the file must not.
+    ///   - format: ``ExportFormat/archive`` by default.
+    ///   - options: what to include; everything by default.
+    ///   - progress: called with how far the export has got, a few times a second at most, on the
+    ///     thread doing the work; keep it quick.
+    /// - Returns: what was written.
+    /// - Throws: ``LogStoreError/fileAlreadyExists(_:)`` when `url` exists (nothing is overwritten);
+    ///   ``LogStoreError/fileDoesntExist(_:)`` when its directory does not;
+    ///   ``LogStoreError/fileSystem(_:operation:errno:)`` when writing fails (a full disk);
+    ///   `CancellationError` when the calling task is cancelled; ``LogStoreError/closed`` after
+    ///   ``close()``; ``LogStoreError/invalidArgument(_:)`` for a query the store rejects.
+    public func export(
+        to url: URL, format: ExportFormat = .archive, options: ExportOptions = ExportOptions(),
+        progress: (@Sendable (ExportProgress) -> Void)? = nil
+    ) async throws -> ExportReport {
+        try checkOpen()
+        let started = ContinuousClock.now
+        let reporter = ExportProgressReporter(progress)
+        let written: (counts: ExportCounts, byteCount: Int64, storeId: UUID?)
+        switch format {
+        case .archive:
+            throw LogStoreError.invalidArgument("the archive format is not built yet")
+        case .text, .ndjson, .html, .har:
+            let readBody = bodyReader()
+            written = try await withTaskCancellationHandler {
+                try await core.read { connection in
+                    let destination = try ExportDestination(target: url)
+                    let counts = try connection.transaction(.deferred) {
+                        let source = ExportSource(connection: connection, options: options, readBody: readBody)
+                        reporter.setTotal(Int64(try source.messageCount() + source.taskCount()))
+                        return try destination.withOutput { output in
+                            try Self.writeStreaming(format, source: source, output: output, progress: reporter)
+                        }
+                    }
+                    try destination.commit()
+                    return (counts, destination.writtenSize, nil)
+                }
+            } onCancel: {
+                reporter.cancel()
+            }
+        }
+        reporter.finish()
+        return ExportReport(
+            url: url, format: format, messageCount: written.counts.messages, taskCount: written.counts.tasks,
+            blobCount: written.counts.blobs, sessionCount: written.counts.sessions, byteCount: written.byteCount,
+            duration: ContinuousClock.now - started, storeId: written.storeId)
+    }
+
+    private static func writeStreaming(
+        _ format: ExportFormat, source: ExportSource, output: ExportOutput, progress: ExportProgressReporter
+    ) throws -> ExportCounts {
+        switch format {
+        case .text: try TextExport.write(source, to: output, progress: progress)
+        case .ndjson: try NDJSONExport.write(source, to: output, progress: progress)
+        case .html: try HTMLExport.write(source, to: output, progress: progress)
+        case .har: try HARExport.write(source, to: output, progress: progress)
+        case .archive: throw LogStoreError.unexpected("an archive is not a streaming format")
+        }
+    }
+
+    /// How an export reads a body: as ``blobData(forKey:)`` does.
+    nonisolated func bodyReader() -> @Sendable (String, Connection) throws -> Data? {
+        let directory = core.isInMemory ? nil : core.directory
+        let limit = max(configuration.bodySizeLimit, 1)
+        return { key, connection in
+            try BlobRows.body(forKey: key, connection: connection, directory: directory, maxSize: limit)
+        }
+    }
+}
