@@ -18,4 +18,11 @@ static inline int logstore_sqlite_disable_memstatus(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+// sqlite3_db_config is variadic too: the on/off settings take an int and an int* for the result.
+static inline int logstore_sqlite_db_config_flag(sqlite3 *db, int op, int value) {
+    int result = -1;
+    int code = sqlite3_db_config(db, op, value, &result);
+    return code == SQLITE_OK ? result : -1;
+}
+
 #endif

@@ -152,6 +152,17 @@ extension BlobStore {
     ///   recorded one, bytes that do not hash to the key); ``LogStoreError/fileSystem(_:operation:errno:)``
     ///   when the file cannot be read; ``LogStoreError/database(_:)``.
     static func data(forKey hex: String, connection: Connection, directory: URL?, maxSize: Int) throws -> Data? {
+        try data(
+            forKey: hex, connection: connection, files: directory.map { BlobDirectory(directory: $0) },
+            location: directory ?? URL(fileURLWithPath: connection.path), maxSize: maxSize)
+    }
+
+    /// Reads the body stored under `hex` as ``data(forKey:connection:directory:maxSize:)`` does,
+    /// with the bytes of file-kept blobs from `files` (a store's `blobs/`, or an archive's);
+    /// `location` names the store in errors.
+    static func data(
+        forKey hex: String, connection: Connection, files: (any StoredBlobFiles)?, location: URL, maxSize: Int
+    ) throws -> Data? {
         guard let key = SHA1.Digest(hex: hex) else {
             throw LogStoreError.invalidArgument(
                 "a blob key is 40 lowercase hexadecimal characters (got \(hex.utf8.count) bytes)")
@@ -163,7 +174,6 @@ extension BlobStore {
             throw LogStoreError.database(error)
         }
         guard let row else { return nil }
-        let location = directory ?? URL(fileURLWithPath: connection.path)
         let invalid = { (reason: String) in LogStoreError.storeInvalid(location, reason: "blob \(hex): \(reason)") }
 
         guard let compression = Compression(rawValue: row.compression) else {
@@ -183,8 +193,8 @@ extension BlobStore {
                 throw invalid("its row holds \(inline.count) bytes and records \(row.size)")
             }
             stored = inline
-        } else if let directory {
-            stored = try readFile(Self.fileURL(for: key, in: directory), size: row.size, invalid: invalid)
+        } else if let files {
+            stored = try files.storedBytes(of: key, size: row.size, invalid: invalid)
         } else {
             throw invalid("its bytes are in a file, and an in-memory store has none")
         }
@@ -239,7 +249,7 @@ extension BlobStore {
 
     /// Reads a blob file that must hold exactly `size` bytes. Symbolic links and special files
     /// are refused (`O_NOFOLLOW`, and `O_NONBLOCK` so a FIFO cannot block the reader).
-    private static func readFile(
+    static func readFile(
         _ url: URL, size: Int, invalid: (String) -> LogStoreError
     ) throws -> Data {
         let descriptor: Int32

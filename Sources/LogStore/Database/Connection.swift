@@ -133,6 +133,15 @@ final class Connection {
         return values
     }
 
+    /// The first column of every row of `sql`, as text (NULL as "").
+    func strings(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> [String] {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        var values: [String] = []
+        while try statement.step() { values.append(statement.optionalString(at: 0) ?? "") }
+        return values
+    }
+
     /// The first column of the first row of `sql`, as an integer (pragmas, counts).
     func integer(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> Int64? {
         let statement = try prepare(sql)

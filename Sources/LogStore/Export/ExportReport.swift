@@ -19,12 +19,12 @@ public struct ExportReport: Sendable, Hashable, Codable {
     /// How long the export took.
     public var duration: Duration
     /// An archive's own store id (a new one: an archive is a new store); `nil` for the other formats.
-    public var storeId: UUID?
+    public var storeID: UUID?
 
     /// Creates a report.
     public init(
         url: URL, format: ExportFormat, messageCount: Int, taskCount: Int, blobCount: Int, sessionCount: Int,
-        byteCount: Int64, duration: Duration, storeId: UUID? = nil
+        byteCount: Int64, duration: Duration, storeID: UUID? = nil
     ) {
         self.url = url
         self.format = format
@@ -34,6 +34,6 @@ public struct ExportReport: Sendable, Hashable, Codable {
         self.sessionCount = sessionCount
         self.byteCount = byteCount
         self.duration = duration
-        self.storeId = storeId
+        self.storeID = storeID
     }
 }

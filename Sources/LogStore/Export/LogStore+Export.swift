@@ -37,10 +37,26 @@ extension LogStore {
         try checkOpen()
         let started = ContinuousClock.now
         let reporter = ExportProgressReporter(progress)
-        let written: (counts: ExportCounts, byteCount: Int64, storeId: UUID?)
+        let written: (counts: ExportCounts, byteCount: Int64, storeID: UUID?)
         switch format {
         case .archive:
-            throw LogStoreError.invalidArgument("the archive format is not built yet")
+            let files = core.blobFiles
+            let storeID = core.manifest.withLock { $0.storeId }
+            written = try await withTaskCancellationHandler {
+                try await core.read { connection in
+                    let destination = try ExportDestination(target: url)
+                    let info = try ArchiveWriter.write(
+                        from: ArchiveWriter.Source(connection: connection, files: files, storeID: storeID),
+                        options: options, to: destination, progress: reporter)
+                    try destination.commit()
+                    let counts = ExportCounts(
+                        messages: info.messageCount, tasks: info.taskCount, blobs: info.blobCount,
+                        sessions: info.sessions.count)
+                    return (counts, destination.writtenSize, info.storeID)
+                }
+            } onCancel: {
+                reporter.cancel()
+            }
         case .text, .ndjson, .html, .har:
             let readBody = bodyReader()
             written = try await withTaskCancellationHandler {
@@ -64,7 +80,7 @@ extension LogStore {
         return ExportReport(
             url: url, format: format, messageCount: written.counts.messages, taskCount: written.counts.tasks,
             blobCount: written.counts.blobs, sessionCount: written.counts.sessions, byteCount: written.byteCount,
-            duration: ContinuousClock.now - started, storeId: written.storeId)
+            duration: ContinuousClock.now - started, storeID: written.storeID)
     }
 
     private static func writeStreaming(
@@ -81,10 +97,11 @@ extension LogStore {
 
     /// How an export reads a body: as ``blobData(forKey:)`` does.
     nonisolated func bodyReader() -> @Sendable (String, Connection) throws -> Data? {
-        let directory = core.isInMemory ? nil : core.directory
+        let files = core.blobFiles
+        let location = storeURL
         let limit = max(configuration.bodySizeLimit, 1)
         return { key, connection in
-            try BlobRows.body(forKey: key, connection: connection, directory: directory, maxSize: limit)
+            try BlobRows.body(forKey: key, connection: connection, files: files, location: location, maxSize: limit)
         }
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 enum BlobRows {
     /// The body stored under the hex `key`, read by ``BlobStore`` (inline or from its file,
     /// decompressed and checked), or `nil` when no body has that key.
-    static func body(forKey key: String, connection: Connection, directory: URL?, maxSize: Int) throws -> Data? {
+    static func body(
+        forKey key: String, connection: Connection, files: (any StoredBlobFiles)?, location: URL, maxSize: Int
+    ) throws -> Data? {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else {
             // A read-only store from before bodies existed: no key is stored, but a
             // malformed one is still an error, never a path.
@@ -13,7 +15,7 @@ enum BlobRows {
             }
             return nil
         }
-        return try BlobStore.data(forKey: key, connection: connection, directory: directory, maxSize: maxSize)
+        return try BlobStore.data(forKey: key, connection: connection, files: files, location: location, maxSize: maxSize)
     }
 
     /// The stored bodies, largest (as stored) first, at most `limit` of them; none before schema 2.

@@ -46,10 +46,7 @@ extension LogStore {
     ///   damaged.
     public func blobData(forKey key: String) async throws -> Data? {
         try checkOpen()
-        let directory = core.isInMemory ? nil : core.directory
-        let limit = max(configuration.bodySizeLimit, 1)
-        return try await core.read { connection in
-            try BlobRows.body(forKey: key, connection: connection, directory: directory, maxSize: limit)
-        }
+        let read = bodyReader()
+        return try await core.read { connection in try read(key, connection) }
     }
 }

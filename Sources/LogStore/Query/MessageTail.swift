@@ -95,6 +95,8 @@ final class TailReader {
             page = read.messages
             index = 0
             if page.isEmpty && pendingGap == nil {
+                // An archive never grows: its tail ends once it has been read.
+                if core.archive != nil { return finish() }
                 await core.commits.wait(after: generation)
             }
         }

@@ -53,6 +53,22 @@ enum TaskRows {
         }
     }
 
+    /// Runs `body` with SQL selecting every column of the `tasks` rows `query`'s filters match
+    /// (`SELECT t.* …`, oldest first; its order, limit and cursor are ignored) and its arguments;
+    /// `body` is not called when nothing can match.
+    static func withMatchingRowsSQL(
+        _ query: TaskQuery, connection: Connection, _ body: (String, [DatabaseValue]) throws -> Void
+    ) throws {
+        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks,
+            let filters = try TaskQuerySQL.resolving(query, connection: connection)
+        else { return }
+        try TaskURLIndex.withSearchTable(filters, connection: connection) { table in
+            try TaskURLIndex.rejectingInvalidSearch(filters) {
+                try body("SELECT t.* FROM tasks t" + filters.whereClause(searchTable: table) + " ORDER BY t.id", filters.whereArguments())
+            }
+        }
+    }
+
     static func details(_ id: UUID, connection: Connection) throws -> NetworkTaskDetails? {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else { return nil }
         let statement = try connection.prepare("""

@@ -68,5 +68,11 @@ extension LogStore {
         public static func schema(_ userVersion: Int) -> Version {
             Version(userVersion, 0, 0)
         }
+
+        /// An archive format version (``ExportFormat/archive``) as a version, for
+        /// ``LogStoreError/unsupportedVersion(found:supported:)``.
+        public static func archiveFormat(_ version: Int) -> Version {
+            Version(version, 0, 0)
+        }
     }
 }

@@ -23,6 +23,9 @@ public actor LogStore {
     /// The session of this process: written at open (not for a read-only store).
     public nonisolated let session: Session
 
+    /// What the archive holds, for a store opened with ``init(archiveURL:limits:)``; `nil` otherwise.
+    public nonisolated let archiveInfo: ArchiveInfo?
+
     nonisolated let core: StoreCore
     /// `nil` for a read-only store.
     nonisolated let sweeper: Sweeper?
@@ -66,6 +69,7 @@ public actor LogStore {
         }
         self.core = opened.core
         self.session = opened.session
+        self.archiveInfo = nil
         if let writer = opened.core.writer {
             let sweeper = Sweeper(core: opened.core, writer: writer, configuration: configuration)
             self.sweeper = sweeper
@@ -76,6 +80,48 @@ public actor LogStore {
         } else {
             self.sweeper = nil
         }
+    }
+
+    /// Opens an archive (``ExportFormat/archive``) read-only, with the whole query and search API:
+    /// messages, tasks with their bodies, sessions, summaries, `info()`, a tail (which ends once it
+    /// has read the archive) and export (to another format, or filtered to a smaller archive).
+    ///
+    /// ```swift
+    /// let archive = try await LogStore(archiveURL: URL(fileURLWithPath: "incident.lsarchive"))
+    /// let errors = try await archive.messages(MessageQuery(levels: .error ... .critical))
+    /// try await archive.close()  // removes what was extracted
+    /// ```
+    ///
+    /// The archive is trusted in nothing: it is checked before use (its structure, its info record
+    /// against its rows and `limits`, every chunk against its checksum, the database's schema
+    /// against this library's) and read defensively, so a damaged or crafted file gives an error,
+    /// never a crash, unbounded memory or a write outside the extraction directory. Its database is
+    /// extracted into a private temporary directory (in `TMPDIR`, mode 0700) removed at `close()`,
+    /// or by the next open after a crash; bodies are read from the archive when asked for.
+    ///
+    /// - Parameters:
+    ///   - archiveURL: the archive file.
+    ///   - limits: bounds on what opening may cost; see ``ArchiveLimits``.
+    ///   - configuration: tunables for reading (``Configuration/bodySizeLimit`` bounds the bodies read).
+    /// - Throws: ``LogStoreError/fileDoesntExist(_:)``; ``LogStoreError/storeInvalid(_:reason:)`` for a file
+    ///   that is not an archive, is damaged or exceeds `limits`; ``LogStoreError/unsupportedVersion(found:supported:)``
+    ///   for an archive of a newer format or schema; ``LogStoreError/fileSystem(_:operation:errno:)`` when
+    ///   extracting fails (`ENOSPC` when the temporary volume lacks room).
+    public init(archiveURL: URL, limits: ArchiveLimits = ArchiveLimits(), configuration: Configuration = Configuration()) async throws {
+        let opened = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try ArchiveOpener.open(archiveURL, limits: limits, configuration: configuration)
+                })
+            }
+        }
+        self.storeURL = archiveURL
+        self.options = .readonly
+        self.configuration = configuration
+        self.core = opened.core
+        self.session = opened.session
+        self.archiveInfo = opened.core.archive?.file.info
+        self.sweeper = nil
     }
 
     /// Every event committed from now on (messages, and network events once those land), for

@@ -25,6 +25,9 @@ final class StoreCore: Sendable {
     /// Polls for other processes' commits while tails run; `nil` where no other connection
     /// can open the database (in memory, unsafe).
     let commitWatch: DataVersionWatch?
+    /// The archive this store reads (``LogStore/init(archiveURL:limits:)``), with the private
+    /// directory its database was extracted into; both go at close.
+    let archive: OpenedArchive?
     /// The one shutdown: every `close()` (and `destroy()`, and the release of the store) waits
     /// for it and gets its result.
     private let shutdown = Mutex<Shutdown>(.notStarted)
@@ -38,8 +41,9 @@ final class StoreCore: Sendable {
     init(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration,
         buffer: IngestBuffer, writer: StoreWriter?, readers: ReaderPool?, manifest: Manifest, lock: StoreLock? = nil,
-        removesWALFilesAtClose: Bool = false
+        removesWALFilesAtClose: Bool = false, archive: OpenedArchive? = nil
     ) {
+        self.archive = archive
         self.lock = lock
         self.removesWALFilesAtClose = removesWALFilesAtClose
         self.directory = directory
@@ -49,7 +53,8 @@ final class StoreCore: Sendable {
         self.readers = readers
         let commits = writer?.commits ?? CommitSignal()
         self.commits = commits
-        self.commitWatch = readers.map { DataVersionWatch(signal: commits, open: $0.open) }
+        // An archive never changes: nothing to watch.
+        self.commitWatch = archive == nil ? readers.map { DataVersionWatch(signal: commits, open: $0.open) } : nil
         self.minimumLevel = configuration.minimumLevel
         self.isSynchronous = options.contains(.synchronous)
         self.manifest = Mutex(manifest)
@@ -188,6 +193,7 @@ final class StoreCore: Sendable {
     /// Runs on the writer thread as it ends, or (read-only) on a global queue.
     private func finishShutdown(_ result: Result<Void, LogStoreError>) {
         lock?.release()
+        archive?.close()
         if removesWALFilesAtClose { StoreOpener.removeWALFilesIfUnused(directory: directory) }
         let waiters = shutdown.withLock { shutdown -> [@Sendable (Result<Void, LogStoreError>) -> Void] in
             defer { shutdown = .finished(result) }
@@ -233,5 +239,10 @@ final class StoreCore: Sendable {
     }
 
     var databaseURL: URL { StoreFiles.databaseURL(in: directory) }
+    /// Where the bodies kept outside the database are: `blobs/` (none in memory).
+    var blobFiles: (any StoredBlobFiles)? {
+        if let archive { return archive.file }
+        return isInMemory ? nil : BlobDirectory(directory: directory)
+    }
     var isInMemory: Bool { options.contains(.inMemory) }
 }

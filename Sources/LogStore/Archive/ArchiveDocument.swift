@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+
+/// The archive file being written: its one connection, shared by the compressing workers under a
+/// mutex (SQLite connections are confined to one thread at a time here).
+final class ArchiveDocument: Sendable {
+    private let connection: Mutex<Connection>
+    private let url: URL
+
+    /// Creates the archive's tables in the empty file at `url`.
+    init(creatingAt url: URL) throws {
+        let connection = try Connection(path: url.path, mode: .readWrite(create: false))
+        // The file is a temporary one until it is complete and synced (ExportDestination), so a
+        // journal and syncs on the way buy nothing. 64 KiB pages: the rows are large blobs.
+        try connection.execute("""
+            PRAGMA page_size = 65536;
+            PRAGMA journal_mode = OFF;
+            PRAGMA synchronous = OFF;
+            PRAGMA application_id = \(ArchiveFormat.applicationID);
+            PRAGMA user_version = \(ArchiveFormat.version);
+            """)
+        try connection.execute(ArchiveFormat.schema)
+        self.connection = Mutex(connection)
+        self.url = url
+    }
+
+    func insertChunk(_ index: Int, _ data: [UInt8]) throws {
+        try connection.withLock { connection in
+            let statement = try connection.cachedStatement("INSERT INTO database_chunks (id, data) VALUES (?, ?)")
+            statement.bind(Int64(index), at: 1)
+            data.withUnsafeBytes { statement.bind($0, at: 2) }
+            try statement.run()
+        }
+    }
+
+    func insertBlob(_ key: SHA1.Digest, _ data: Data) throws {
+        try connection.withLock { connection in
+            let statement = try connection.cachedStatement("INSERT INTO blobs (key, data) VALUES (?, ?)")
+            statement.bind(key.hex, at: 1)
+            data.withUnsafeBytes { statement.bind($0, at: 2) }
+            try statement.run()
+        }
+    }
+
+    func insertInfo(_ info: ArchiveInfo) throws {
+        let json = String(decoding: try StoreJSON.compactEncoder.encode(info), as: UTF8.self)
+        try connection.withLock { connection in
+            try connection.run("INSERT INTO archive_info (id, json) VALUES (1, ?)", [.text(json)])
+        }
+    }
+
+    func close() {
+        connection.withLock { $0.close() }
+    }
+}

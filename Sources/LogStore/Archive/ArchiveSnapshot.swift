@@ -1,0 +1,92 @@
+import Foundation
+
+/// The database inside an archive: a consistent, compacted copy of what an export selects, made
+/// from a read connection while the store keeps logging (never by copying files under a live
+/// writer), then finished on its own connection.
+enum ArchiveSnapshot {
+    /// What the finished copy holds, for the info record and for copying the bodies beside it.
+    struct Contents {
+        var messageCount = 0
+        var taskCount = 0
+        var blobCount = 0
+        var sessions: [ArchiveInfo.Session] = []
+        var schemaVersion = 0
+        /// The bodies kept in files: their row id, key and stored size.
+        var blobFiles: [(rowID: Int64, key: SHA1.Digest, size: Int)] = []
+    }
+
+    /// Writes the copy into the empty file at `url`: the whole database with `VACUUM INTO` (which
+    /// reads one snapshot and writes the pages compacted), or only the selected rows.
+    static func copy(from source: Connection, options: ExportOptions, to url: URL) throws {
+        if options.selectsEverything {
+            try source.run("VACUUM INTO ?", [.text(url.path)])
+        } else {
+            try FilteredCopy.copy(from: source, options: options, to: url)
+        }
+    }
+
+    /// Opens the copy at `url` for finishing: the search index brought up to date (the store's
+    /// writer indexes in steps, so its newest messages may not be in it yet; an archive never
+    /// changes again, so it is indexed completely).
+    static func open(_ url: URL) throws -> Connection {
+        let copy = try Connection(path: url.path, mode: .readWrite(create: false))
+        try copy.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF")
+        try catchUpSearchIndex(copy)
+        return copy
+    }
+
+    /// Adds the messages the index has not covered yet, and records it complete.
+    static func catchUpSearchIndex(_ copy: Connection) throws {
+        guard try SearchIndex.hasIndex(copy) else { return }
+        try copy.transaction {
+            try copy.execute("""
+                INSERT INTO message_search (rowid, text, metadata)
+                SELECT id, text, metadata FROM messages
+                WHERE id > (SELECT indexed_through FROM search_state WHERE id = 1) ORDER BY id;
+                UPDATE search_state SET indexed_through = (SELECT coalesce(max(id), 0) FROM messages) WHERE id = 1;
+                """)
+        }
+    }
+
+    /// What the copy holds.
+    static func contents(of copy: Connection) throws -> Contents {
+        var contents = Contents()
+        contents.schemaVersion = try Migrations.currentVersion(copy)
+        contents.messageCount = Int(try copy.integer("SELECT count(*) FROM messages") ?? 0)
+        for session in try SessionRows.all(copy) {
+            contents.sessions.append(ArchiveInfo.Session(
+                id: session.id, startDate: session.startDate, app: session.app.name, appVersion: session.app.version,
+                hostname: session.host.hostname))
+        }
+        guard contents.schemaVersion >= Migrations.firstVersionWithTasks else { return contents }
+        contents.taskCount = Int(try copy.integer("SELECT count(*) FROM tasks") ?? 0)
+        contents.blobCount = Int(try copy.integer("SELECT count(*) FROM blobs") ?? 0)
+        let statement = try copy.prepare("SELECT id, key, size FROM blobs WHERE data IS NULL ORDER BY id")
+        while try statement.step() {
+            guard let key = SHA1.Digest(bytes: statement.bytes(at: 1)) else {
+                throw LogStoreError.unexpected("blob row \(statement.int64(at: 0)) has a key that is not a SHA-1")
+            }
+            contents.blobFiles.append((statement.int64(at: 0), key, statement.int(at: 2)))
+        }
+        return contents
+    }
+
+    /// Records in the copy that these bodies are gone: a sweep removed their files after the
+    /// snapshot was taken. Their tasks say so as they would after that sweep.
+    static func markBodiesRemoved(_ rowIDs: [Int64], in copy: Connection) throws {
+        guard !rowIDs.isEmpty else { return }
+        let list = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
+        try copy.transaction {
+            try copy.run("""
+                UPDATE tasks SET
+                    body_flags = body_flags
+                        | CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.requestBodyDropped) ELSE 0 END
+                        | CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.responseBodyDropped) ELSE 0 END,
+                    request_body_id = CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE request_body_id END,
+                    response_body_id = CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE response_body_id END
+                WHERE request_body_id IN (SELECT value FROM json_each(?1)) OR response_body_id IN (SELECT value FROM json_each(?1))
+                """, [.text(list)])
+            try copy.run("DELETE FROM blobs WHERE id IN (SELECT value FROM json_each(?))", [.text(list)])
+        }
+    }
+}

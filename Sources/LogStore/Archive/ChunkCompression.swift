@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Compresses a database file into an archive's `database_chunks`, one ``ArchiveFormat/chunkSize``
+/// piece at a time on every core: each worker reads its next piece with `pread`, compresses it
+/// with its own zlib stream and hands the result to the archive's one connection. Memory stays at
+/// a few chunks per worker whatever the file's size.
+enum ChunkCompression {
+    /// zlib's level for the chunks: gzip's default, so an archive is about as small as a `.tar.gz`
+    /// of the store, and with every core compressing, faster to make.
+    static let level = 6
+
+    /// Compresses the file at `url` (`size` bytes) into `archive`; returns each chunk's entry.
+    static func compress(
+        file url: URL, size: Int64, into archive: ArchiveDocument, progress: ExportProgressReporter
+    ) throws -> [ArchiveInfo.Chunk] {
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)
+        }
+        defer { close(descriptor) }
+        let chunkCount = Int((size + Int64(ArchiveFormat.chunkSize) - 1) / Int64(ArchiveFormat.chunkSize))
+        let entries = Mutex([ArchiveInfo.Chunk?](repeating: nil, count: chunkCount))
+        let next = Atomic<Int>(0)
+        let failure = Mutex<(any Error)?>(nil)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, chunkCount))
+
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            do {
+                let compressor = try ZlibCompressor(level: level)
+                var input = [UInt8](repeating: 0, count: ArchiveFormat.chunkSize)
+                while failure.withLock({ $0 == nil }) {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    guard index < chunkCount else { return }
+                    let offset = Int64(index) * Int64(ArchiveFormat.chunkSize)
+                    let length = Int(min(Int64(ArchiveFormat.chunkSize), size - offset))
+                    try readFully(descriptor, into: &input, count: length, at: offset, url: url)
+                    let packed = try input.withUnsafeBytes { raw in
+                        try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[..<length]))
+                    }
+                    let crc = packed.withUnsafeBytes { crc32Checksum($0) }
+                    try archive.insertChunk(index, packed)
+                    entries.withLock { $0[index] = ArchiveInfo.Chunk(size: length, storedSize: packed.count, crc32: crc) }
+                    try progress.advance(.compressing, by: Int64(length))
+                }
+            } catch {
+                failure.withLock { if $0 == nil { $0 = error } }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return try entries.withLock { entries in
+            try entries.map { entry in
+                guard let entry else { throw LogStoreError.unexpected("a database chunk was not compressed") }
+                return entry
+            }
+        }
+    }
+
+    private static func readFully(_ descriptor: Int32, into buffer: inout [UInt8], count: Int, at offset: Int64, url: URL) throws {
+        let failure: Int32? = buffer.withUnsafeMutableBytes { raw in
+            var done = 0
+            while done < count {
+                switch SystemCall.valueOrErrno({ pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }) {
+                case .success(0): return EIO  // shorter than its size: nothing else writes it
+                case .success(let read): done += read
+                case .failure(let error): return error.code
+                }
+            }
+            return nil
+        }
+        if let failure { throw LogStoreError.fileSystem(url, operation: "read", errno: failure) }
+    }
+}

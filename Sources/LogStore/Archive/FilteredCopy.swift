@@ -1,0 +1,119 @@
+import Foundation
+
+/// A new database holding only the rows an export's options select, copied from a store's
+/// database inside one read transaction (one consistent snapshot), with everything derived from
+/// those rows (counts, blocks, link counts, the search index) rebuilt for them. Only the bodies
+/// and heads the copied tasks refer to are copied.
+///
+/// The source is only read: every statement that writes runs on the copy's own connection, and
+/// rows cross over value by value (``Connection/copyRows(from:select:_:into:ignoringDuplicates:)``).
+enum FilteredCopy {
+    /// Fills the empty database at `url` with the rows `options` select from `source`.
+    static func copy(from source: Connection, options: ExportOptions, to url: URL) throws {
+        let target = try Connection(path: url.path, mode: .readWrite(create: false))
+        defer { target.close() }
+        // A scratch file: a crash leaves it to be deleted, so no journal and no syncs.
+        try target.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try Migrations.migrate(target)
+        // Rows arrive table by table, each before or after what it refers to; the copy is
+        // consistent once complete because the source was.
+        try target.setForeignKeys(false)
+        try source.transaction(.deferred) {
+            try target.transaction {
+                try copyRows(from: source, to: target, options: options)
+                try rebuildDerivedRows(target)
+            }
+        }
+        try ArchiveSnapshot.catchUpSearchIndex(target)
+    }
+
+    private static func copyRows(from source: Connection, to target: Connection, options: ExportOptions) throws {
+        if let query = options.taskQuery(pageSize: 1) {
+            try TaskRows.withMatchingRowsSQL(query, connection: source) { sql, arguments in
+                try target.copyRows(from: source, select: sql, arguments, into: "tasks")
+            }
+        }
+        if let query = options.messageQuery(pageSize: 1),
+            let (sql, arguments) = try MessageRows.matchingRowsSQL(query, connection: source)
+        {
+            try target.copyRows(
+                from: source, select: "SELECT * FROM messages WHERE id IN (SELECT id FROM (\(sql))) ORDER BY id",
+                arguments, into: "messages")
+        }
+        // A task's own technical message travels with it.
+        let taskIDs = try idList(target, "SELECT id FROM tasks")
+        try target.copyRows(
+            from: source,
+            select: "SELECT * FROM messages WHERE task_id IS NOT NULL AND task_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            [.text(taskIDs)], into: "messages", ignoringDuplicates: true)
+
+        let namedSessions = "[" + options.sessions.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]"
+        let usedSessions = try idList(target, "SELECT session_id FROM messages UNION SELECT session_id FROM tasks")
+        try target.copyRows(
+            from: source,
+            select: """
+                SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))
+                OR uuid IN (SELECT value FROM json_each(?)) ORDER BY id
+                """,
+            [.text(usedSessions), .text(namedSessions)], into: "sessions")
+        let sessions = try idList(target, "SELECT id FROM sessions")
+        try target.copyRows(from: source, select: "SELECT * FROM labels ORDER BY id", into: "labels")
+        try target.copyRows(
+            from: source, select: "SELECT * FROM threads WHERE session_id IN (SELECT value FROM json_each(?))",
+            [.text(sessions)], into: "threads")
+        try target.copyRows(
+            from: source,
+            select: "SELECT * FROM message_blocks WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            [.text(sessions)], into: "message_blocks")
+
+        try target.copyRows(
+            from: source,
+            select: "SELECT * FROM task_transactions WHERE task_id IN (SELECT value FROM json_each(?))",
+            [.text(taskIDs)], into: "task_transactions")
+        let heads = try idList(target, """
+            SELECT request_head_id FROM tasks WHERE request_head_id IS NOT NULL
+            UNION SELECT response_head_id FROM tasks WHERE response_head_id IS NOT NULL
+            """)
+        try target.copyRows(
+            from: source, select: "SELECT * FROM task_heads WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            [.text(heads)], into: "task_heads")
+        let bodies = try idList(target, """
+            SELECT request_body_id FROM tasks WHERE request_body_id IS NOT NULL
+            UNION SELECT response_body_id FROM tasks WHERE response_body_id IS NOT NULL
+            """)
+        try target.copyRows(
+            from: source, select: "SELECT * FROM blobs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            [.text(bodies)], into: "blobs")
+    }
+
+    /// Counts, blocks and links as the copied rows make them.
+    private static func rebuildDerivedRows(_ target: Connection) throws {
+        try target.execute("""
+            INSERT INTO message_counts (session_id, label_id, level, count)
+            SELECT session_id, label_id, level, count(*) FROM messages GROUP BY session_id, label_id, level;
+
+            UPDATE message_blocks SET message_count = (
+                SELECT count(*) FROM messages
+                WHERE messages.id BETWEEN message_blocks.first_id AND message_blocks.last_id
+                  AND messages.session_id = message_blocks.session_id);
+            DELETE FROM message_blocks WHERE message_count = 0;
+
+            UPDATE task_heads SET link_count = links.count
+            FROM (SELECT head, count(*) AS count FROM (
+                    SELECT request_head_id AS head FROM tasks UNION ALL SELECT response_head_id FROM tasks)
+                  WHERE head IS NOT NULL GROUP BY head) AS links
+            WHERE links.head = task_heads.id;
+
+            UPDATE blobs SET link_count = links.count
+            FROM (SELECT body, count(*) AS count FROM (
+                    SELECT request_body_id AS body FROM tasks UNION ALL SELECT response_body_id FROM tasks)
+                  WHERE body IS NOT NULL GROUP BY body) AS links
+            WHERE links.body = blobs.id;
+            """)
+    }
+
+    /// The values `sql` selects, as a JSON array for `json_each`.
+    private static func idList(_ connection: Connection, _ sql: String) throws -> String {
+        "[" + (try connection.integers(sql)).map(String.init).joined(separator: ",") + "]"
+    }
+}
