@@ -35,7 +35,7 @@ struct HARConsumerTests {
         print('entries', seen, len(parser.har_data['entries']))
         """
 
-    @Test(.enabled(if: Self.hasHaralyzer, "skipped: python3 cannot import haralyzer (pip install haralyzer; .ci/run installs it)"))
+    @Test(.enabled(if: Self.hasHaralyzer, "python3 cannot import haralyzer (pip install haralyzer; .ci/run installs it)"))
     func haralyzerReadsEveryEntry() async throws {
         try await withTemporaryStoreURL { storeURL in
             let url = try #require(URL(string: "https://api.example.com/items?page=1"))
