@@ -11,7 +11,8 @@ extension ExportLine {
         /// A quoted value in a text export's line: as ``text``, and `"` and `\` get a backslash.
         case quotedText
         /// The inside of a JSON string: `"`, `\` and every control character escaped as RFC 8259
-        /// asks, plus DEL and U+2028 / U+2029 (which JavaScript once took as line ends).
+        /// asks, plus what ``text`` escapes (U+2028 / U+2029, which JavaScript once took as line
+        /// ends; DEL, C1 and the overrides, so that `cat` of the file is as safe as the text's).
         case json
     }
 
@@ -75,9 +76,7 @@ extension ExportLine {
     private static func isEscaped(_ scalar: UInt32, in context: Context) -> Bool {
         if scalar < 0x20 || scalar == 0x7F || scalar == 0x2028 || scalar == 0x2029 { return true }
         switch context {
-        case .json:
-            return scalar == 0x22 || scalar == 0x5C
-        case .quotedText:
+        case .json, .quotedText:
             if scalar == 0x22 || scalar == 0x5C { return true }
             fallthrough
         case .text:
@@ -104,16 +103,16 @@ extension ExportLine {
     /// The bytes that may start something to escape: ASCII controls and DEL, the quote and
     /// backslash where they matter, and the lead bytes of U+0080–U+009F (0xC2) and of
     /// U+2000–U+2FFF (0xE2), where the separators and overrides live.
-    private static let textStops = stops(quoteAndBackslash: false, c1: true)
-    private static let quotedTextStops = stops(quoteAndBackslash: true, c1: true)
-    private static let jsonStops = stops(quoteAndBackslash: true, c1: false)
+    private static let textStops = stops(quoteAndBackslash: false)
+    private static let quotedTextStops = stops(quoteAndBackslash: true)
+    private static let jsonStops = quotedTextStops
 
-    private static func stops(quoteAndBackslash: Bool, c1: Bool) -> [Bool] {
+    private static func stops(quoteAndBackslash: Bool) -> [Bool] {
         var table = [Bool](repeating: false, count: 256)
         for byte in 0..<0x20 { table[byte] = true }
         table[0x7F] = true
+        table[0xC2] = true
         table[0xE2] = true
-        if c1 { table[0xC2] = true }
         if quoteAndBackslash {
             table[0x22] = true
             table[0x5C] = true
