@@ -848,3 +848,120 @@ int lsb_zlib_compress_mb_per_s(const unsigned char *data,
     if (compressed_bytes != NULL) *compressed_bytes = produced;
     return Z_OK;
 }
+
+/* ------------------------------------------------------------------- export */
+
+static const char *const lsb_level_names[7] = {
+    "TRACE", "DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL"};
+
+/* Writes s as the inside of a JSON string, one character at a time: quote,
+ * backslash and control characters escaped, everything else as is. */
+static void lsb_json_string(FILE *out, const unsigned char *s) {
+    putc_unlocked('"', out);
+    for (; *s != '\0'; s++) {
+        unsigned char c = *s;
+        if (c == '"' || c == '\\') {
+            putc_unlocked('\\', out);
+            putc_unlocked(c, out);
+        } else if (c < 0x20) {
+            fprintf(out, "\\u%04x", c);
+        } else {
+            putc_unlocked(c, out);
+        }
+    }
+    putc_unlocked('"', out);
+}
+
+int lsb_export_naive(const char *path, const char *out_path, int json,
+                     double *seconds, long long *bytes_out,
+                     long long *rows_out, char *err, int errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    FILE *out = NULL;
+    long long rows = 0;
+    int rc;
+
+    if (seconds != NULL) *seconds = 0.0;
+    if (bytes_out != NULL) *bytes_out = 0;
+    if (rows_out != NULL) *rows_out = 0;
+    if (err != NULL && errlen > 0) err[0] = '\0';
+    if (out_path == NULL) {
+        lsb_set_err(err, errlen, "out_path is NULL");
+        return SQLITE_MISUSE;
+    }
+    if ((rc = lsb_open_existing(path, &db, err, errlen))) return rc;
+    double start = lsb_now();
+    rc = sqlite3_prepare_v2(db,
+                            "SELECT id, created_at, level, label, text, "
+                            "metadata, file, line FROM messages ORDER BY id",
+                            -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        lsb_fail(db, rc, "prepare export", err, errlen);
+        goto done;
+    }
+    out = fopen(out_path, "wx");
+    if (out == NULL) {
+        lsb_set_err(err, errlen, "fopen %s: %s", out_path, strerror(errno));
+        rc = SQLITE_CANTOPEN;
+        goto done;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double created = sqlite3_column_double(st, 1);
+        time_t whole = (time_t)created;
+        int ms = (int)((created - (double)whole) * 1000.0 + 0.5);
+        if (ms >= 1000) {
+            whole += 1;
+            ms -= 1000;
+        }
+        struct tm parts;
+        gmtime_r(&whole, &parts);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &parts);
+        int level = sqlite3_column_int(st, 2);
+        const char *name = lsb_level_names[level >= 0 && level < 7 ? level : 0];
+        const unsigned char *label = sqlite3_column_text(st, 3);
+        const unsigned char *text = sqlite3_column_text(st, 4);
+        const unsigned char *metadata = sqlite3_column_text(st, 5);
+        const unsigned char *file = sqlite3_column_text(st, 6);
+        int line = sqlite3_column_int(st, 7);
+        if (json) {
+            fprintf(out, "{\"type\":\"message\",\"id\":%lld,\"time\":\"%s.%03dZ\",\"level\":",
+                    (long long)sqlite3_column_int64(st, 0), stamp, ms);
+            lsb_json_string(out, (const unsigned char *)name);
+            fputs(",\"label\":", out);
+            lsb_json_string(out, label != NULL ? label : (const unsigned char *)"");
+            fputs(",\"text\":", out);
+            lsb_json_string(out, text != NULL ? text : (const unsigned char *)"");
+            /* The stored JSON as it is: a naive program trusts it. */
+            fprintf(out, ",\"metadata\":%s,\"file\":", metadata != NULL ? (const char *)metadata : "{}");
+            lsb_json_string(out, file != NULL ? file : (const unsigned char *)"");
+            fprintf(out, ",\"line\":%d}\n", line);
+        } else {
+            fprintf(out, "%s.%03dZ %-8s [%s] %s  %s  (%s:%d)\n", stamp, ms, name,
+                    label != NULL ? (const char *)label : "",
+                    text != NULL ? (const char *)text : "",
+                    metadata != NULL ? (const char *)metadata : "",
+                    file != NULL ? (const char *)file : "", line);
+        }
+        rows++;
+    }
+    if (rc != SQLITE_DONE) {
+        lsb_fail(db, rc, "export step", err, errlen);
+        goto done;
+    }
+    rc = SQLITE_OK;
+    if (fflush(out) != 0 || fsync(fileno(out)) != 0) {
+        lsb_set_err(err, errlen, "write %s: %s", out_path, strerror(errno));
+        rc = SQLITE_IOERR;
+        goto done;
+    }
+    if (seconds != NULL) *seconds = lsb_now() - start;
+    if (bytes_out != NULL) *bytes_out = (long long)ftello(out);
+    if (rows_out != NULL) *rows_out = rows;
+
+done:
+    if (out != NULL) fclose(out);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}

@@ -11,6 +11,16 @@ enum CBaselineProcess {
     /// `--c-baseline-delete THROUGH_ID PATH`: deletes the oldest rows of a naive database.
     static let deleteFlag = "--c-baseline-delete"
 
+    /// `--c-baseline-export text|json PATH OUT`: writes the naive database's messages to a file.
+    static let exportFlag = "--c-baseline-export"
+
+    /// The seconds the child took to write every message of the naive database at `path` to a
+    /// new file at `output` (`lsb_export_naive`), and the file's size.
+    static func export(json: Bool, path: String, output: String) throws -> (seconds: Double, bytes: Int) {
+        let result = try runChild(arguments: [exportFlag, json ? "json" : "text", path, output])
+        return (result.seconds, result.count)
+    }
+
     /// The seconds the child took to insert `rows` rows into a new naive database at `path`.
     static func insert(rows: Int, path: String) throws -> Double {
         try runChild(arguments: [insertFlag, String(rows), path]).seconds
@@ -51,6 +61,7 @@ enum CBaselineProcess {
     /// The child's side, when `arguments` start with one of the flags: runs the baseline, prints
     /// its result and returns the exit code; `nil` for an ordinary run.
     static func runChildIfAsked(_ arguments: [String]) -> Int32? {
+        if arguments.first == exportFlag { return runExportChild(arguments) }
         guard let flag = arguments.first, [insertFlag, insertFTSFlag, deleteFlag].contains(flag) else { return nil }
         guard arguments.count == 3, let number = Int64(arguments[1]) else { return 64 }
         let path = arguments[2]
@@ -67,6 +78,23 @@ enum CBaselineProcess {
             return 1
         }
         print(flag == deleteFlag ? "\(seconds) \(count)" : "\(seconds)")
+        return 0
+    }
+
+    private static func runExportChild(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 4, ["text", "json"].contains(arguments[1]) else { return 64 }
+        var seconds = 0.0
+        var bytes: Int64 = 0
+        var rows: Int64 = 0
+        var message = [CChar](repeating: 0, count: 512)
+        let code = lsb_export_naive(
+            arguments[2], arguments[3], arguments[1] == "json" ? 1 : 0, &seconds, &bytes, &rows, &message,
+            Int32(message.count))
+        guard code == 0 else {
+            print(String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            return 1
+        }
+        print("\(seconds) \(bytes)")
         return 0
     }
 }

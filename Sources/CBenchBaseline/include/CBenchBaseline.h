@@ -122,6 +122,22 @@ int lsb_query_integer(const char *path, const char *sql, long long *value,
 int lsb_open_ms(const char *path, int repeats, double *median_ms, char *err,
                 int errlen);
 
+/*
+ * On a database made by lsb_insert_naive, writes every message to a new file
+ * out_path (fails if it exists), as naive export code would: one
+ *   SELECT id, created_at, level, label, text, metadata, file, line
+ *   FROM messages ORDER BY id
+ * and per row one fprintf of a text line (json == 0: time with milliseconds,
+ * level, label, text, the stored metadata JSON, file:line) or of a JSON object
+ * (json != 0: strings escaped a character at a time, the stored metadata
+ * copied as is), then fflush and fsync. *seconds receives the wall time from
+ * preparing through fsync (opening and closing the database not included),
+ * *bytes_out the file's size, *rows_out the rows written.
+ */
+int lsb_export_naive(const char *path, const char *out_path, int json,
+                     double *seconds, long long *bytes_out,
+                     long long *rows_out, char *err, int errlen);
+
 /* The generator's splitmix64 step for row i (r in the specification). */
 unsigned long long lsb_splitmix64(unsigned long long x);
 

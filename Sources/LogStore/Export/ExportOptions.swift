@@ -29,17 +29,22 @@ public struct ExportOptions: Sendable, Hashable {
     public var messages: MessageQuery?
     /// The network tasks to include; `nil` for none. The default includes every task.
     public var tasks: TaskQuery?
+    /// Text only: write each network task's request and response headers, indented beneath its
+    /// line (bodies are never printed in text). Default `false`: one line per task.
+    public var includesTaskDetails: Bool
 
     /// Creates options; every filter defaults to "everything".
     public init(
         sessions: [UUID] = [], since: Date? = nil, until: Date? = nil,
-        messages: MessageQuery? = MessageQuery(), tasks: TaskQuery? = TaskQuery()
+        messages: MessageQuery? = MessageQuery(), tasks: TaskQuery? = TaskQuery(),
+        includesTaskDetails: Bool = false
     ) {
         self.sessions = sessions
         self.since = since
         self.until = until
         self.messages = messages
         self.tasks = tasks
+        self.includesTaskDetails = includesTaskDetails
     }
 
     /// Whether these options select the whole store (then an archive is a plain copy).

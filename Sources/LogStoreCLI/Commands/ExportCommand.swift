@@ -1,0 +1,112 @@
+import Foundation
+import LogStore
+
+/// `logstore export <store> -o <file> [--format …] [filters]`: writes what the filters select to
+/// one file, with a progress bar on a terminal and one summary line at the end.
+enum ExportCommand: Command {
+    static let spec = CommandSpec(
+        name: "export",
+        summary: "Export messages and network tasks to an archive, text, NDJSON, HTML or HAR file.",
+        positionals: [.init(name: "store", help: "The store directory.")],
+        options: [
+            OptionSpec.value("output", "file", "The file to write (required); it must not exist.").short("o"),
+            .value("format", "format", "archive, text, ndjson, html or har (default: from the file's extension)."),
+            .repeatable("session", "id", "Only this session (see 'logstore sessions'); repeat for several."),
+            .value("since", "time", "Only messages and tasks at or after this time."),
+            .value("until", "time", "Only messages and tasks before this time."),
+            .value("level", "level", "Only messages of this level and above (warning), or a range (info...error)."),
+            .repeatable("label", "label", "Only messages with this label; repeat for several."),
+            .value("grep", "text", "Only messages with these words (full-text search)."),
+            .flag("no-tasks", "Leave the network tasks out."),
+            .flag("no-messages", "Leave the messages out."),
+            .flag("details", "Text only: each task's request and response headers beneath it."),
+        ],
+        discussion: """
+            The format follows the extension: .lsarchive archive, .log or .txt text, .ndjson or
+            .jsonl NDJSON, .html HTML, .har HAR; any other is an archive unless --format says.
+            --level, --label and --grep select messages; --session, --since and --until select
+            messages and tasks. Nothing is overwritten: the file is written beside its name and
+            put in place when complete.
+            Times are ISO 8601 (2025-03-01T12:00:00Z, 2025-03-01) or a time ago: 90s, 15m, 2h, 3d, 1w.
+
+            Examples:
+              logstore export app.logstore -o incident.lsarchive --since 2h
+              logstore export app.logstore -o errors.log --level error --details
+              logstore export app.logstore -o api.har --no-messages
+            """)
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
+        guard let path = arguments.value("output") else {
+            throw UsageError(message: "missing --output <file> (-o): the file to write")
+        }
+        let url = URL(fileURLWithPath: path)
+        let format = try format(arguments, url: url)
+        let options = try options(arguments, now: console.environment.currentDate)
+        let bar = console.environment.progressOutput.map {
+            ProgressBar(output: $0, unit: format == .archive ? "bytes" : "rows")
+        }
+        var callback: (@Sendable (ExportProgress) -> Void)?
+        if let bar { callback = { progress in bar.draw(progress) } }
+        let report: ExportReport
+        do {
+            report = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { store in
+                try await store.export(to: url, format: format, options: options, progress: callback)
+            }
+        } catch {
+            bar?.finish()
+            throw error
+        }
+        bar?.finish()
+        console.line(summary(report, path: path))
+    }
+
+    /// `--format`, else the extension's format, else an archive.
+    static func format(_ arguments: ParsedArguments, url: URL) throws(UsageError) -> ExportFormat {
+        if let name = arguments.value("format") {
+            guard let format = ExportFormat(rawValue: name.lowercased()) else {
+                let names = ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError(message: "invalid value '\(name)' for --format: expected \(names)")
+            }
+            return format
+        }
+        switch url.pathExtension.lowercased() {
+        case "log", "txt": return .text
+        case "ndjson", "jsonl": return .ndjson
+        case "html", "htm": return .html
+        case "har": return .har
+        default: return .archive
+        }
+    }
+
+    /// The filters as ``ExportOptions``.
+    static func options(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> ExportOptions {
+        var options = ExportOptions(includesTaskDetails: arguments.flag("details"))
+        for session in arguments.all("session") {
+            options.sessions.append(try ValueParsers.uuid(session, option: "session"))
+        }
+        if let since = arguments.value("since") {
+            options.since = try ValueParsers.date(since, option: "since", now: now)
+        }
+        if let until = arguments.value("until") {
+            options.until = try ValueParsers.date(until, option: "until", now: now)
+        }
+        var messages = MessageQuery(labels: arguments.all("label"))
+        if let level = arguments.value("level") {
+            messages.levels = try ValueParsers.levels(level)
+        }
+        if let grep = arguments.value("grep") {
+            messages.text = .plain(grep)
+        }
+        options.messages = arguments.flag("no-messages") ? nil : messages
+        options.tasks = arguments.flag("no-tasks") ? nil : TaskQuery()
+        return options
+    }
+
+    /// `Exported 1,234 messages, 56 tasks (2 sessions) to out.log (text): 1.2 MB in 0.42 s`.
+    static func summary(_ report: ExportReport, path: String) -> String {
+        let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
+        return "Exported \(Format.plural(report.messageCount, "message")), \(Format.plural(report.taskCount, "task"))"
+            + " (\(Format.plural(report.sessionCount, "session"))) to \(Format.escaped(path)) (\(report.format.rawValue)):"
+            + " \(Format.bytes(report.byteCount)) in \(Format.decimal(seconds, places: 2)) s"
+    }
+}
