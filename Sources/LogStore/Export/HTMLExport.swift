@@ -30,20 +30,22 @@ enum HTMLExport {
         try flush(&json, to: output)
 
         try output.write(HTMLPage.messagesOpening)
+        var isFirst = true
         counts.messages = try source.forEachMessage { message in
-            if counts.messages > 0 { json.raw(",") }
+            if !isFirst { json.raw(",") }
+            isFirst = false
             HTMLMessageRow.write(message, tables: &tables, to: &json)
             try flush(&json, to: output)
-            counts.messages += 1
             try progress.advance(.messages)
         }
 
         try output.write(HTMLPage.tasksOpening)
+        isFirst = true
         counts.tasks = try source.forEachTask { task in
-            if counts.tasks > 0 { json.raw(",") }
+            if !isFirst { json.raw(",") }
+            isFirst = false
             counts.blobs += try HTMLTaskRow.write(task, source: source, tables: &tables, to: &json)
             try flush(&json, to: output)
-            counts.tasks += 1
             try progress.advance(.tasks)
         }
 

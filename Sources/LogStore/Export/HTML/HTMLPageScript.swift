@@ -9,6 +9,7 @@ enum HTMLPageScript {
     static let source = #"""
     (function () {
       'use strict';
+      var started = performance.now();
       // Every logged string reaches the page through textContent, createTextNode or an attribute
       // set with setAttribute: nothing built here is ever parsed as HTML.
       var LEVELS = ['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical'];
@@ -594,6 +595,8 @@ enum HTMLPageScript {
       readFragment();
       refresh(true);
       document.documentElement.setAttribute('data-ready', 'true');
+      // How long reading the data and the first render took, for anyone checking a large export.
+      document.documentElement.setAttribute('data-ready-ms', String(Math.round(performance.now() - started)));
     })();
     """#
 }

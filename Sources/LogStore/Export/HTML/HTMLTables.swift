@@ -86,8 +86,11 @@ struct HTMLTables {
 
 /// Dates as the page holds them: milliseconds since 1970, which JavaScript's `Date` takes.
 enum HTMLTime {
-    static func milliseconds(_ date: Date) -> Double {
-        (date.timeIntervalSince1970 * 1000).rounded()
+    static func milliseconds(_ date: Date) -> Int64 {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        // A date past ±292 million years would trap the conversion; no log has one, a damaged row might.
+        guard milliseconds.isFinite, abs(milliseconds) < 9e15 else { return 0 }
+        return Int64(milliseconds)
     }
 
     /// Keeps sub-millisecond precision for the phases of a transaction's waterfall.
