@@ -38,11 +38,8 @@ struct HTMLExportBrowserTests {
         dom.matches(of: #/<div class="row (lv-[a-z]+)[^"]*"/#).map { String($0.1) }
     }
 
-    @Test func pageShowsFiltersAndTasksAndRunsNoLoggedScript() async throws {
-        guard Chromium.path != nil else {
-            print("HTMLExportBrowserTests: skipped: chromium is not installed (apt-get install chromium; .ci/run does)")
-            return
-        }
+    @Test(.enabled(if: Chromium.path != nil, "skipped: needs chromium (apt-get install chromium; .ci/run installs it)"))
+    func pageShowsFiltersAndTasksAndRunsNoLoggedScript() async throws {
         try await withTemporaryStore { store, url in
             let directory = url.deletingLastPathComponent()
             try await HTMLExportFixture.fill(store, count: 300)

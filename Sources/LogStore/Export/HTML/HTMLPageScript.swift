@@ -348,7 +348,7 @@ enum HTMLPageScript {
         if (item.k === 'missing') {
           part.appendChild(el('p', 'note', size(item.n) + ' — ' + item.why + '.'));
         } else if (item.k === 'binary') {
-          part.appendChild(el('p', 'note', 'Binary body, ' + size(item.n) + (item.n > bodyLimit ? '' : '') + ': not shown.'));
+          part.appendChild(el('p', 'note', 'Binary body, ' + size(item.n) + ': not shown.'));
         } else if (item.k === 'image') {
           var formats = { png: 'png', jpeg: 'jpeg', gif: 'gif', webp: 'webp' };
           part.appendChild(el('p', 'muted', String(item.f).toUpperCase() + ' image, ' + item.w + ' × ' + item.h + ', ' + size(item.n)));
