@@ -7,18 +7,16 @@ import Testing
 /// `.ci/run` installs it.
 @Suite("HTML export in a browser")
 struct HTMLExportBrowserTests {
-    /// The dumped DOM of the page at `fragment`s, loaded in parallel (one browser each).
+    /// The dumped DOM of the page at each of `fragments`, one browser at a time (a browser takes
+    /// both cores for a moment; several at once would starve the tests running beside these).
     func load(_ page: URL, fragments: [String], in directory: URL) async throws -> [String] {
-        try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            for (index, fragment) in fragments.enumerated() {
-                let url = page.absoluteString + (fragment.isEmpty ? "" : "#" + fragment)
-                let profile = directory.appendingPathComponent("chromium-profile-\(index)")
-                group.addTask { (index, try await onOwnThread { try Chromium.dumpDOM(url, profile: profile) }) }
-            }
-            var pages = Array(repeating: "", count: fragments.count)
-            for try await (index, dom) in group { pages[index] = dom }
-            return pages
+        var pages: [String] = []
+        for (index, fragment) in fragments.enumerated() {
+            let url = page.absoluteString + (fragment.isEmpty ? "" : "#" + fragment)
+            let profile = directory.appendingPathComponent("chromium-profile-\(index)")
+            pages.append(try await onOwnThread { try Chromium.dumpDOM(url, profile: profile) })
         }
+        return pages
     }
 
     /// The rendered part of a dumped DOM: the page without its data blocks (which hold every
