@@ -1,0 +1,38 @@
+import Foundation
+import Glibc
+
+/// Headless Chromium (Debian's `chromium` package), for the tests that load exported pages in
+/// a real browser. Absent on machines without it: those tests skip and say so.
+enum Chromium {
+    static let path: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The DOM after the page's scripts ran (`--dump-dom`), loading `url` (a `file:` URL, with
+    /// its fragment) in a fresh profile under `profile`. Blocking: call it from ``onOwnThread(_:)``.
+    /// The browser is killed after `seconds`, so a stuck run fails the test instead of hanging it.
+    static func dumpDOM(_ url: String, profile: URL, seconds: Double = 30) throws -> String {
+        guard let path else { throw ShellError(command: "chromium", status: -1, output: "not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+            "--user-data-dir=\(profile.path)", "--window-size=1400,900", "--virtual-time-budget=3000",
+            "--dump-dom", url,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        let timer = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        timer.cancel()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw ShellError(command: "chromium --dump-dom \(url)", status: process.terminationStatus,
+                             output: "ended by \(process.terminationReason == .exit ? "exit" : "signal (time limit?)")")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
