@@ -54,6 +54,7 @@ public enum LogStoreCommand {
         TaskCommand.self, BlobsCommand.self, SweepCommand.self,
         SummaryCommand.self,
         TailCommand.self,
+        OpenCommand.self,
         ExportCommand.self,
     ]
 

@@ -30,7 +30,8 @@ public struct ArchiveInfo: Sendable, Hashable, Codable {
     public var libraryVersion: String
     /// The schema version of the database inside.
     public var schemaVersion: Int
-    /// Messages inside.
+    /// Messages inside (as ``LogStore/Info/messageCount`` counts them: not the technical
+    /// messages of network tasks).
     public var messageCount: Int
     /// Network tasks inside.
     public var taskCount: Int

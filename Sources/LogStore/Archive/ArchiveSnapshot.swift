@@ -52,7 +52,8 @@ enum ArchiveSnapshot {
     static func contents(of copy: Connection) throws -> Contents {
         var contents = Contents()
         contents.schemaVersion = try Migrations.currentVersion(copy)
-        contents.messageCount = Int(try copy.integer("SELECT count(*) FROM messages") ?? 0)
+        // Counted as `info()` counts them: without the technical messages of tasks.
+        contents.messageCount = Int(try copy.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
         for session in try SessionRows.all(copy) {
             contents.sessions.append(ArchiveInfo.Session(
                 id: session.id, startDate: session.startDate, app: session.app.name, appVersion: session.app.version,

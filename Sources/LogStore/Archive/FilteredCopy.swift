@@ -89,8 +89,10 @@ enum FilteredCopy {
     /// Counts, blocks and links as the copied rows make them.
     private static func rebuildDerivedRows(_ target: Connection) throws {
         try target.execute("""
+            -- As the writer keeps them: a task's technical message is not counted.
             INSERT INTO message_counts (session_id, label_id, level, count)
-            SELECT session_id, label_id, level, count(*) FROM messages GROUP BY session_id, label_id, level;
+            SELECT session_id, label_id, level, count(*) FROM messages WHERE task_id IS NULL
+            GROUP BY session_id, label_id, level;
 
             UPDATE message_blocks SET message_count = (
                 SELECT count(*) FROM messages

@@ -5,7 +5,7 @@ enum BlobsCommand: Command {
     static let spec = CommandSpec(
         name: "blobs",
         summary: "List stored bodies (blobs), largest first: sizes, compression, links, inline or file.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [
             .value("limit", "n", "The most blobs to print (default \(defaultLimit))."),
             .flag("json", "Print NDJSON: one BlobSummary object per blob."),

@@ -23,12 +23,21 @@ enum StoreAccess {
         URL(fileURLWithPath: path, isDirectory: true)
     }
 
-    /// Opens an existing store read-only (a missing store is never created), runs `body`, then
-    /// closes it, also when `body` throws.
+    /// Whether `path` names an archive (a file) rather than a store (a directory).
+    static func isArchive(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
+    /// Opens an existing store read-only (a missing store is never created), or an archive when
+    /// `path` is a file, runs `body`, then closes it, also when `body` throws.
     static func withReadonlyStore<T>(
         _ path: String, _ body: (LogStore) async throws -> T
     ) async throws -> T {
-        try await withStore(path, options: [.readonly], configuration: LogStore.Configuration(), body)
+        if isArchive(path) {
+            return try await run(body, on: try await LogStore(archiveURL: URL(fileURLWithPath: path)))
+        }
+        return try await withStore(path, options: [.readonly], configuration: LogStore.Configuration(), body)
     }
 
     /// Opens an existing store for writing, runs `body`, then closes it (draining and
@@ -39,14 +48,20 @@ enum StoreAccess {
     static func withWritableStore<T>(
         _ path: String, configuration: LogStore.Configuration, _ body: (LogStore) async throws -> T
     ) async throws -> T {
-        try await withStore(path, options: [], configuration: configuration, body)
+        if isArchive(path) {
+            throw CommandFailure(description: "\(path) is an archive, which is read-only: only reading commands take one")
+        }
+        return try await withStore(path, options: [], configuration: configuration, body)
     }
 
     private static func withStore<T>(
         _ path: String, options: LogStore.Options, configuration: LogStore.Configuration,
         _ body: (LogStore) async throws -> T
     ) async throws -> T {
-        let store = try await LogStore(storeURL: url(path), options: options, configuration: configuration)
+        try await run(body, on: try await LogStore(storeURL: url(path), options: options, configuration: configuration))
+    }
+
+    private static func run<T>(_ body: (LogStore) async throws -> T, on store: LogStore) async throws -> T {
         let result: T
         do {
             result = try await body(store)

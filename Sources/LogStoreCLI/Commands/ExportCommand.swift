@@ -7,7 +7,7 @@ enum ExportCommand: Command {
     static let spec = CommandSpec(
         name: "export",
         summary: "Export messages and network tasks to an archive, text, NDJSON, HTML or HAR file.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [
             OptionSpec.value("output", "file", "The file to write (required); it must not exist.").short("o"),
             .value("format", "format", "archive, text, ndjson, html or har (default: from the file's extension)."),

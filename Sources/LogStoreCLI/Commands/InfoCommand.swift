@@ -5,7 +5,7 @@ enum InfoCommand: Command {
     static let spec = CommandSpec(
         name: "info",
         summary: "Show what a store holds: counts, sizes, versions, dates.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [.flag("json", "Print LogStore.Info as JSON (pretty, sorted keys, ISO 8601 dates).")])
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {

@@ -7,7 +7,7 @@ enum MessagesCommand: Command {
     static let spec = CommandSpec(
         name: "messages",
         summary: "List and search messages by level, label, text, metadata, session and time, one page at a time.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [
             .value("level", "level", "Only this level and above (warning), or a range (info...error)."),
         ] + PageFilters.options(

@@ -7,7 +7,7 @@ enum SessionsCommand: Command {
     static let spec = CommandSpec(
         name: "sessions",
         summary: "List the sessions (process runs) with their app and host snapshots.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [.flag("json", "Print the sessions as a JSON array (pretty, sorted keys, ISO 8601 dates).")],
         discussion: "Sessions are listed oldest first. Use a session's id with 'logstore messages --session'.")
 

@@ -7,7 +7,7 @@ enum SummaryCommand: Command {
     static let spec = CommandSpec(
         name: "summary",
         summary: "Summarise messages: counts per level and label, error rate, a histogram over time.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [
             .value("level", "level", "Only this level and above (warning), or a range (info...error)."),
         ] + PageFilters.options(

@@ -10,7 +10,7 @@ enum TailCommand: Command {
     static let spec = CommandSpec(
         name: "tail",
         summary: "Follow a store: print the newest messages, then each new one as it is logged.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [
             OptionSpec.value("lines", "n", "Start with the newest n messages that match (default \(defaultLines); 0: only new ones).")
                 .short("n"),

@@ -7,7 +7,7 @@ enum TaskCommand: Command {
         name: "task",
         summary: "Show one network task: headers, bodies, timings, error and metadata.",
         positionals: [
-            .init(name: "store", help: "The store directory."),
+            .init(name: "store", help: "The store directory, or an archive (.lsarchive) file."),
             .init(name: "task-id", help: "The task's id (the last column of 'logstore tasks')."),
         ],
         options: [

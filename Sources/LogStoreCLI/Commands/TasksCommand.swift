@@ -8,7 +8,7 @@ enum TasksCommand: Command {
         name: "tasks",
         summary: "List network tasks, filtered by URL words, host, path, method, status, state, duration, content type, "
             + "label, session and time.",
-        positionals: [.init(name: "store", help: "The store directory.")],
+        positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [
             .value("grep", "text", "Only tasks whose URL has these words (all of them, as typed; no operators)."),
             .value("fts", "query", "Only tasks whose URL matches this FTS5 query (OR, NOT, prefix*, \"phrase\")."),

@@ -1,0 +1,61 @@
+import Foundation
+import LogStore
+
+/// `logstore open <archive> [--json]`: checks an archive the way the library opens it and prints
+/// what its info record says.
+enum OpenCommand: Command {
+    static let spec = CommandSpec(
+        name: "open",
+        summary: "Check an archive (.lsarchive) and show what it holds.",
+        positionals: [.init(name: "archive", help: "The archive file ('logstore export' writes one).")],
+        options: [.flag("json", "Print the archive's info record as JSON (pretty, sorted keys, ISO 8601 dates).")],
+        discussion: """
+            Opening checks the whole archive: its structure, its info record, every chunk's
+            checksum and the database's schema; a damaged or crafted file is reported, never
+            trusted. Every reading command (info, messages, tasks, task, blobs, sessions, summary,
+            tail, export) takes an archive in place of a store directory.
+
+            Examples:
+              logstore open incident.lsarchive
+              logstore messages incident.lsarchive --level error
+            """)
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
+        let path = arguments.positionals[0]
+        guard StoreAccess.isArchive(path) else {
+            throw CommandFailure(description: "\(path) is not a file: 'logstore open' takes an archive (use 'logstore info' for a store)")
+        }
+        let info = try await StoreAccess.withReadonlyStore(path) { store in
+            guard let info = store.archiveInfo else { throw CommandFailure(description: "\(path) is not an archive") }
+            return info
+        }
+        if arguments.flag("json") {
+            console.line(try JSONOutput.pretty(info))
+            return
+        }
+        for line in lines(info, path: URL(fileURLWithPath: path).path) { console.line(line) }
+    }
+
+    static func lines(_ info: ArchiveInfo, path: String) -> [String] {
+        var rows: [(String, String)] = [
+            ("Archive", path),
+            ("Store ID", info.storeID.uuidString),
+            ("Exported from", info.sourceStoreID.uuidString),
+            ("Created", Format.timestamp(info.createdAt)),
+            ("Messages", Format.count(info.messageCount)),
+            ("Tasks", Format.count(info.taskCount)),
+            ("Blobs", Format.count(info.blobCount)),
+            ("Database size", Format.bytes(info.databaseSize) + " once extracted"),
+            ("Body files", Format.bytes(info.blobFileSize)),
+            ("Library version", Format.escaped(info.libraryVersion)),
+            ("Schema version", "\(info.schemaVersion)"),
+            ("Archive format", "\(info.formatVersion)"),
+            ("Sessions", Format.count(info.sessions.count)),
+        ]
+        for session in info.sessions {
+            let app = [session.app, session.appVersion].compactMap { $0 }.map(Format.escaped).joined(separator: " ")
+            rows.append(("  " + session.id.uuidString, "\(Format.timestamp(session.startDate))  \(app) on \(Format.escaped(session.hostname))"))
+        }
+        return Format.fields(rows)
+    }
+}
