@@ -727,11 +727,14 @@ import Testing
         }
     }
 
-    @Test(arguments: ["demo", "info", "messages", "sessions", "tasks", "task", "blobs", "sweep"])
+    /// Every command's name, in `--help`'s order.
+    static let commandNames: [String] = LogStoreCommand.commands.map { $0.spec.name }
+
+    @Test(arguments: CLITests.commandNames)
     func everyCommandHasHelp(_ command: String) async throws {
         let run = await logstore(command, "--help")
         #expect(run.status == 0)
-        #expect(run.output.contains("Usage: logstore \(command) <store>"))
+        #expect(run.output.contains("Usage: logstore \(command) <\(command == "open" ? "archive" : "store")>"))
         #expect(run.output.contains("--help"))
         #expect(run.error.isEmpty)
         let viaHelp = await logstore("help", command)
@@ -741,7 +744,7 @@ import Testing
     @Test func topLevelHelpListsTheCommands() async {
         let run = await logstore("--help")
         #expect(run.status == 0)
-        for command in ["demo", "info", "messages", "sessions", "tasks", "task", "blobs", "sweep"] {
+        for command in Self.commandNames {
             #expect(run.output.contains("\n  \(command) "))
         }
     }
