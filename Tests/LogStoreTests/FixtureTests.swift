@@ -137,4 +137,48 @@ import Testing
             try await store.close()
         }
     }
+
+    // MARK: Archive format 1
+
+    /// The archive this version writes (schema 6, archive format 1; it records library 0.4.0, the
+    /// version before this one's release) opens read-only with everything in it. Opening an
+    /// archive only reads it, so the fixture itself is opened.
+    @Test func archiveV1OpensAndReadsEverything() async throws {
+        let archive = try await LogStore(archiveURL: Self.fixtures.appendingPathComponent("archive-v1.lsarchive"))
+        let info = try #require(archive.archiveInfo)
+        #expect(info.formatVersion == 1)
+        #expect(info.schemaVersion == 6)
+        #expect(info.libraryVersion == "0.4.0")
+        #expect(info.storeID == UUID(uuidString: "FC5443DE-4C24-4B9F-980F-58B1AA02F597"))
+        #expect(info.sourceStoreID == UUID(uuidString: "739315A0-8823-4D20-ADF9-8615059FE8FE"))
+        #expect(info.messageCount == 438)  // 400 messages and 38 technical ones
+        #expect(info.taskCount == 40)
+        #expect(info.blobCount == 37)
+        #expect(info.sessions.map(\.id.uuidString) == [
+            "2E67CC4E-2569-48D9-8AE9-F1A63F1194F3", "303A9D7C-CF96-48D7-8DA8-A9247AC213AD",
+            "50785340-3480-4F39-AB95-8AE029A4F289",
+        ])
+
+        let storeInfo = try await archive.info()
+        #expect(storeInfo.storeID == info.storeID)
+        #expect(storeInfo.taskCount == 40)
+        #expect(storeInfo.blobCount == 37)
+        #expect(try await archive.count(MessageQuery()) == 400)
+        #expect(try await archive.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await archive.count(MessageQuery(levels: .error ... .critical, includesTaskMessages: true)) == 17)
+        #expect(try await archive.sessions().count == 3)
+        #expect(try await archive.tasks(TaskQuery(states: [.pending])).tasks.count == 2)
+        #expect(try await archive.tasks(TaskQuery(states: [.failure])).tasks.count == 5)
+
+        // The largest body, a file kept in the archive, zlib-compressed there.
+        let taskID = try #require(UUID(uuidString: "06D4560D-BF81-4A94-97CA-2B0386C9F323"))
+        let task = try #require(try await archive.task(id: taskID))
+        #expect(task.summary.host == "reports.shop.internal")
+        #expect(task.summary.statusCode == 200)
+        #expect(task.responseBodyKey == "377465b6630eddbb9b8e68fa052ae7bc10d6666c")
+        let body = try #require(try await archive.blobData(forKey: "377465b6630eddbb9b8e68fa052ae7bc10d6666c"))
+        #expect(body.count == 748_488)
+        #expect(body.starts(with: Data("order_id,created_at,customer_id,sku".utf8)))
+        try await archive.close()
+    }
 }

@@ -187,12 +187,17 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         guard try connection.strings("SELECT sql FROM sqlite_schema WHERE type = 'table' ORDER BY name") == expectedTableSQL else {
             throw invalid("its tables are not defined as an archive's")
         }
-        guard let length = try connection.integer("SELECT length(CAST(json AS BLOB)) FROM archive_info WHERE id = 1") else {
-            throw invalid("its info record is missing")
+        // Read under its own bound, so SQLite refuses an oversized record before loading it (the
+        // connection's usual bound is the largest body's).
+        let previousLimit = connection.setLengthLimit(Int32(clamping: limits.maximumInfoSize))
+        defer { _ = connection.setLengthLimit(previousLimit) }
+        let tooLong = invalid("its info record is more than the \(limits.maximumInfoSize) bytes allowed")
+        let measured = Result { () throws(DatabaseError) -> Int64? in
+            try connection.integer("SELECT length(CAST(json AS BLOB)) FROM archive_info WHERE id = 1")
         }
-        guard length <= limits.maximumInfoSize else {
-            throw invalid("its info record is \(length) bytes, more than the \(limits.maximumInfoSize) allowed")
-        }
+        if case .failure(let error) = measured, error.isTooBig { throw tooLong }
+        guard let length = try measured.get() else { throw invalid("its info record is missing") }
+        guard length <= limits.maximumInfoSize else { throw tooLong }
         let json = try connection.text("SELECT json FROM archive_info WHERE id = 1") ?? ""
         let info: ArchiveInfo
         do {
@@ -215,8 +220,11 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         guard info.schemaVersion == Migrations.latestVersion else {
             throw invalid("its database has schema \(info.schemaVersion); archives start at \(Migrations.latestVersion)")
         }
-        guard info.databaseSize >= 0, info.blobFileSize >= 0, info.contentSize <= limits.maximumContentSize else {
-            throw invalid("it claims \(info.contentSize) bytes of content, more than the \(limits.maximumContentSize) allowed")
+        guard info.databaseSize >= 0, info.blobFileSize >= 0 else { throw invalid("its info record gives negative sizes") }
+        // Added with a check: two claims near Int64.max would otherwise trap.
+        let (content, overflows) = info.databaseSize.addingReportingOverflow(info.blobFileSize)
+        guard !overflows, content <= limits.maximumContentSize else {
+            throw invalid("it claims \(overflows ? "more than \(Int64.max)" : "\(content)") bytes of content, more than the \(limits.maximumContentSize) allowed")
         }
         let chunkSize = Int64(ArchiveFormat.chunkSize)
         guard Int64(info.chunks.count) == (info.databaseSize + chunkSize - 1) / chunkSize, info.databaseSize > 0 else {
@@ -228,9 +236,14 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
                 throw invalid("its info record gives chunk \(index) impossible sizes")
             }
         }
-        guard info.blobFiles.allSatisfy({ $0.size >= 0 && $0.size <= limits.maximumBodySize }),
-            info.blobFiles.reduce(Int64(0), { $0 + Int64($1.size) }) == info.blobFileSize
-        else { throw invalid("its info record gives its bodies impossible sizes") }
+        // Summed with a check: with a raised maximumBodySize, many large claims could overflow.
+        var bodyBytes: Int64? = 0
+        for entry in info.blobFiles {
+            guard entry.size >= 0, entry.size <= limits.maximumBodySize, let sum = bodyBytes else { bodyBytes = nil; break }
+            let (next, overflows) = sum.addingReportingOverflow(Int64(entry.size))
+            bodyBytes = overflows ? nil : next
+        }
+        guard bodyBytes == info.blobFileSize else { throw invalid("its info record gives its bodies impossible sizes") }
         // Every message, task, body and session takes bytes of the database: more of them than
         // bytes is a record that lies.
         let counts = [info.messageCount, info.taskCount, info.blobCount, info.sessions.count]
@@ -279,6 +292,8 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
             return try body()
         } catch let error as DatabaseError where error.isCorrupt {
             throw LogStoreError.storeInvalid(url, reason: "the archive is damaged (\(error.message))")
+        } catch let error as DatabaseError where error.isTooBig {
+            throw LogStoreError.storeInvalid(url, reason: "it holds a value larger than its limits allow (\(error.message))")
         } catch let error as DatabaseError where error.isCannotOpen {
             throw LogStoreError.fileSystem(url, operation: "open", errno: error.systemErrno)
         } catch let error as DatabaseError {

@@ -55,6 +55,8 @@ enum ArchiveOpener {
             return try body()
         } catch let error as DatabaseError where error.isCorrupt {
             throw LogStoreError.storeInvalid(url, reason: "the archive's database is damaged (\(error.message))")
+        } catch let error as DatabaseError where error.isTooBig {
+            throw LogStoreError.storeInvalid(url, reason: "the archive's database holds a value larger than allowed (\(error.message))")
         } catch let error as DatabaseError {
             throw LogStoreError.database(error)
         }

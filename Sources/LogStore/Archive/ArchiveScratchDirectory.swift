@@ -24,8 +24,11 @@ final class ArchiveScratchDirectory: Sendable {
         let path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let url = URL(fileURLWithPath: path, isDirectory: true)
         let lockURL = url.appendingPathComponent("lock")
-        let descriptor = open(lockURL.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // Locked under another name, then renamed: `lock` never exists unlocked while the
+        // directory is in use, so another process's cleanup cannot take it in between.
+        let newLockURL = url.appendingPathComponent("lock.new")
+        let descriptor = open(newLockURL.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0, rename(newLockURL.path, lockURL.path) == 0 else {
             let code = errno
             if descriptor >= 0 { close(descriptor) }
             try? FileManager.default.removeItem(at: url)
