@@ -89,7 +89,7 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, 
         case .fileDoesntExist(let url): "No store at \(url.path)"
         case .storeInvalid(let url, let reason): "Not a valid store at \(url.path): \(reason)"
         case .unsupportedVersion(let found, let supported):
-            "The store has version \(found); this library supports up to \(supported)"
+            "The file has version \(found) (of its store format, schema or archive format); this library supports up to \(supported)"
         case .fileAlreadyExists(let url): "A file already exists at \(url.path)"
         case .readonly: "The store is read-only"
         case .closed: "The store is closed"
