@@ -112,7 +112,7 @@ enum HTMLPageScript {
         state.q = params.get('q') || '';
         state.order = params.get('order') === 'newest' ? 'newest' : 'oldest';
         state.failed = params.get('failed') === '1';
-        state.task = params.get('task') || '';
+        state.task = (params.get('task') || '').toLowerCase();  // ids print in upper case elsewhere
         state.message = params.get('message') || '';
         if (state.task) state.view = 'tasks';
       }
