@@ -1,5 +1,5 @@
 import Foundation
-import LogStore
+@testable import LogStore
 import Synchronization
 import Testing
 
@@ -217,6 +217,81 @@ struct ArchiveTests {
             store.storeMessage(label: "a", level: .info, message: "after")
             try await store.flush()
             #expect(try await store.count(MessageQuery()) == 101)
+        }
+    }
+
+    /// Stores of older schemas (opened read-only, so not migrated) export archives of this
+    /// schema, whole or filtered.
+    @Test(arguments: ["store-v1.logstore", "store-v3.logstore"])
+    func olderStoresExportArchivesThatOpen(_ fixture: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent(fixture)
+            try FileManager.default.copyItem(at: FixtureTests.fixtures.appendingPathComponent(fixture), to: copy)
+            let store = try await LogStore(storeURL: copy, options: [.readonly])
+            let expected = try await allMessages(store)
+            let errors = try await allMessages(store, MessageQuery(levels: .error ... .critical))
+            let whole = directory.appendingPathComponent("whole.lsarchive")
+            let filtered = directory.appendingPathComponent("errors.lsarchive")
+            _ = try await store.export(to: whole)
+            _ = try await store.export(to: filtered, options: ExportOptions(messages: MessageQuery(levels: .error ... .critical)))
+            try await store.close()
+            for (url, messages) in [(whole, expected), (filtered, errors)] {
+                let archive = try await LogStore(archiveURL: url)
+                #expect(try await allMessages(archive).map(\.text) == messages.map(\.text))
+                #expect(archive.archiveInfo?.schemaVersion == Migrations.latestVersion)
+                try await archive.close()
+            }
+        }
+    }
+
+    @Test func aTaskMessageTravelsOnlyWithItsTask() async throws {
+        try await withTemporaryStoreURL { storeURL in
+            _ = try await Self.fill(storeURL)
+            let (url, _) = try await Self.export(
+                storeURL, options: ExportOptions(messages: MessageQuery(includesTaskMessages: true), tasks: TaskQuery(isFailure: true)))
+            let archive = try await LogStore(archiveURL: url)
+            // Every message plus the technical messages of the two failed tasks only.
+            #expect(try await Self.everyMessage(archive).count == 402)
+            let orphans = try await archive.read { db in
+                try db.rows("SELECT count(*) FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks)")
+            }
+            #expect(orphans[0].values[0].integer == 0)
+            try await archive.close()
+        }
+    }
+
+    @Test func cancellingDuringTheCopyLeavesNothing() async throws {
+        try await withTemporaryStore { store, storeURL in
+            for index in 0..<60_000 { store.storeMessage(label: "bulk", level: .info, message: "row \(index) with some words") }
+            try await store.flush()
+            let directory = storeURL.deletingLastPathComponent()
+            let target = directory.appendingPathComponent("cancelled.lsarchive")
+            let export = Task {
+                try await store.export(to: target, options: ExportOptions(messages: MessageQuery(text: .plain("words"))))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            export.cancel()
+            let outcome = await export.result
+            if case .success = outcome {
+                // The machine was quick: then the archive is whole. Either way, no temporary file.
+                #expect(FileManager.default.fileExists(atPath: target.path))
+            } else {
+                #expect(throws: CancellationError.self) { try outcome.get() }
+                #expect(!FileManager.default.fileExists(atPath: target.path))
+            }
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(names.allSatisfy { $0 == "test.logstore" || $0 == "cancelled.lsarchive" })
+        }
+    }
+
+    @Test func aLongTargetNameStillGetsItsTemporaryFile() async throws {
+        try await withTemporaryStore { store, storeURL in
+            store.storeMessage(label: "a", level: .info, message: "one")
+            try await store.flush()
+            let name = String(repeating: "n", count: 240) + ".lsarchive"
+            let target = storeURL.deletingLastPathComponent().appendingPathComponent(name)
+            _ = try await store.export(to: target)
+            #expect(FileManager.default.fileExists(atPath: target.path))
         }
     }
 

@@ -40,17 +40,28 @@ enum ArchiveDatabase {
         }
     }
 
-    /// Every schema object as "type name" → its SQL, except the full-text indexes' own tables,
-    /// whose definitions belong to SQLite's FTS5 and may differ between its versions (the
-    /// connection's defensive mode keeps them read-only, and `trusted_schema = OFF` keeps them inert).
+    /// Every schema object as "type name" → its SQL. The full-text indexes' own tables are
+    /// compared by their columns instead (name, type, key, hidden or generated), as their SQL text
+    /// belongs to SQLite's FTS5 and may differ between its versions: a generated column or a
+    /// virtual table in their place still differs. The connection's defensive mode keeps them
+    /// read-only, and `trusted_schema = OFF` keeps them inert.
     private static func objects(_ connection: Connection) throws -> [String: String] {
         let statement = try connection.prepare("SELECT type, name, coalesce(sql, '') FROM sqlite_schema")
         var objects: [String: String] = [:]
+        var shadowTables: [String] = []
         while try statement.step() {
             let type = statement.string(at: 0)
             let name = statement.string(at: 1)
+            let sql = statement.string(at: 2)
             let isShadowTable = type == "table" && ["message_search_", "task_search_"].contains { name.hasPrefix($0) }
-            objects["\(type) \(name)"] = isShadowTable ? "" : statement.string(at: 2)
+            if isShadowTable { shadowTables.append(name) }
+            objects["\(type) \(name)"] = isShadowTable ? (sql.hasPrefix("CREATE TABLE") ? "" : "not a plain table") : sql
+        }
+        for name in shadowTables {
+            let columns = try connection.strings(
+                "SELECT name || ' ' || type || ' ' || pk || ' ' || hidden || ' ' || \"notnull\" FROM pragma_table_xinfo(?) ORDER BY cid",
+                [.text(name)])
+            objects["table \(name)", default: ""] += columns.joined(separator: ", ")
         }
         return objects
     }

@@ -12,7 +12,8 @@ import Synchronization
 final class ArchiveFile: StoredBlobFiles, Sendable {
     let url: URL
     let info: ArchiveInfo
-    private let connection: Mutex<Connection>
+    /// `nil` once closed: a closed connection's handle is freed, so it must never be reached.
+    private let connection: Mutex<Connection?>
     private let blobFiles: [SHA1.Digest: ArchiveInfo.BlobFile]
 
     init(url: URL, limits: ArchiveLimits) throws {
@@ -41,7 +42,10 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     }
 
     func close() {
-        connection.withLock { $0.close() }
+        connection.withLock { state in
+            state?.close()
+            state = nil
+        }
     }
 
     // MARK: The database
@@ -84,7 +88,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     /// Chunk `index`, verified and decompressed.
     private func chunk(_ index: Int, decompressor: ZlibDecompressor) throws -> [UInt8] {
         let entry = info.chunks[index]
-        let stored = try read("SELECT data FROM database_chunks WHERE id = ?", Int64(index), size: entry.storedSize) {
+        let stored = try read("database_chunks", where: "id", is: .integer(Int64(index)), size: entry.storedSize) {
             "database chunk \(index)"
         }
         guard stored.withUnsafeBytes({ crc32Checksum($0) }) == entry.crc32 else {
@@ -108,9 +112,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     func storedBytes(of key: SHA1.Digest, size: Int, invalid: (String) -> LogStoreError) throws -> Data {
         guard let entry = blobFiles[key] else { throw invalid("the archive does not hold its bytes") }
         guard entry.size == size else { throw invalid("the archive holds \(entry.size) bytes of it, its row records \(size)") }
-        let stored = try Self.translating(url) {
-            try read("SELECT data FROM blobs WHERE key = ?", key.hex, size: size) { "body \(key.hex)" }
-        }
+        let stored = try read("blobs", where: "key", is: .text(key.hex), size: size) { "body \(key.hex)" }
         guard stored.withUnsafeBytes({ crc32Checksum($0) }) == entry.crc32 else {
             throw invalid("its bytes in the archive fail their checksum")
         }
@@ -121,22 +123,25 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
 
     // MARK: Reading rows
 
-    /// One blob column, which must be exactly `size` bytes: its length is read first, so a row
-    /// larger than its record says is refused without reading it.
+    /// One blob column (`data` of the row `table.column = value`), which must be exactly `size`
+    /// bytes: its length is read first, so a row larger than its record says is refused without
+    /// reading it. SQLite's failures (a broken page chain shows only when the value is read) are
+    /// reported as the archive's.
     private func read(
-        _ sql: String, _ argument: some Sendable, size: Int, _ what: () -> String
+        _ table: String, where column: String, is value: DatabaseValue, size: Int, _ what: () -> String
     ) throws -> Data {
-        let value: DatabaseValue = (argument as? Int64).map { .integer($0) } ?? .text("\(argument)")
-        let lengthSQL = sql.replacingOccurrences(of: "SELECT data", with: "SELECT length(data)")
-        return try connection.withLock { connection in
-            let length = try connection.integer(lengthSQL, [value])
-            guard let length else { throw damaged("\(what()) is missing") }
-            guard length == size else { throw damaged("\(what()) holds \(length) bytes, its record says \(size)") }
-            let statement = try connection.cachedStatement(sql)
-            defer { statement.reset() }
-            try statement.bind([value])
-            guard try statement.step() else { throw damaged("\(what()) is missing") }
-            return Data(statement.bytes(at: 0))
+        try Self.translating(url) {
+            try connection.withLock { state in
+                guard let connection = state else { throw LogStoreError.closed }
+                let length = try connection.integer("SELECT length(data) FROM \(table) WHERE \(column) = ?", [value])
+                guard let length else { throw damaged("\(what()) is missing") }
+                guard length == size else { throw damaged("\(what()) holds \(length) bytes, its record says \(size)") }
+                let statement = try connection.cachedStatement("SELECT data FROM \(table) WHERE \(column) = ?")
+                defer { statement.reset() }
+                try statement.bind([value])
+                guard try statement.step() else { throw damaged("\(what()) is missing") }
+                return Data(statement.bytes(at: 0))
+            }
         }
     }
 
@@ -149,22 +154,31 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     /// A stored chunk is at most zlib's bound for a chunk that does not compress (deflateBound).
     static let maximumStoredChunkSize = ArchiveFormat.chunkSize + ArchiveFormat.chunkSize / 1000 + 1024
 
+    /// A regular file starting "SQLite format 3\0": anything else is not an archive (and SQLite
+    /// is not even asked). Opened without blocking (a FIFO put in its place cannot hang the open)
+    /// and checked on the descriptor, not the path.
     private static func checkIsFile(_ url: URL) throws {
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error) where error.code == ENOENT: throw LogStoreError.fileDoesntExist(url)
+        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)
+        }
+        defer { Glibc.close(descriptor) }
         var status = stat()
-        guard stat(url.path, &status) == 0 else {
-            if errno == ENOENT { throw LogStoreError.fileDoesntExist(url) }
-            throw LogStoreError.fileSystem(url, operation: "open", errno: errno)
+        if let error = SystemCall.errnoOf({ fstat(descriptor, &status) }) {
+            throw LogStoreError.fileSystem(url, operation: "inspect", errno: error.code)
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw LogStoreError.storeInvalid(url, reason: "an archive is a file; this is not one")
         }
-        // "SQLite format 3\0": anything else is not an archive (and SQLite is not even asked).
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw LogStoreError.fileSystem(url, operation: "open", errno: errno)
+        var header = [UInt8](repeating: 0, count: 16)
+        let count: Int
+        switch SystemCall.valueOrErrno({ header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, 0) } }) {
+        case .success(let read): count = read
+        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "read", errno: error.code)
         }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        guard header == Data("SQLite format 3\0".utf8) else {
+        guard count == 16, header == Array("SQLite format 3\0".utf8) else {
             throw LogStoreError.storeInvalid(url, reason: "it is not a LogStore archive (not a SQLite file)")
         }
     }
@@ -184,7 +198,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
             let extra = objects.subtracting(ArchiveFormat.expectedObjects).sorted()
             throw invalid(extra.isEmpty ? "tables are missing" : "it holds what an archive never does: \(extra.joined(separator: ", "))")
         }
-        guard try connection.strings("SELECT sql FROM sqlite_schema WHERE type = 'table' ORDER BY name") == expectedTableSQL else {
+        guard try connection.strings("SELECT sql FROM sqlite_schema WHERE type = 'table' ORDER BY name") == expectedTableSQL.get() else {
             throw invalid("its tables are not defined as an archive's")
         }
         // Read under its own bound, so SQLite refuses an oversized record before loading it (the
@@ -278,22 +292,21 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     }
 
     /// The table definitions ``ArchiveFormat/schema`` makes, as SQLite stores them, by name.
-    private static let expectedTableSQL: [String] = {
-        guard let connection = try? Connection(path: ":memory:", mode: .readWrite(create: true)),
-            (try? connection.execute(ArchiveFormat.schema)) != nil,
-            let sql = try? connection.strings("SELECT sql FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-        else { return [] }
-        return sql
-    }()
+    private static let expectedTableSQL = Result { () throws -> [String] in
+        let connection = try Connection(path: ":memory:", mode: .readWrite(create: true))
+        defer { connection.close() }
+        try connection.execute(ArchiveFormat.schema)
+        return try connection.strings("SELECT sql FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+    }
 
-    /// Turns SQLite's failures on the archive into errors that name it.
-    private static func translating<T>(_ url: URL, _ body: () throws -> T) throws -> T {
+    /// Turns SQLite's failures on the archive (or on `what` of it) into errors that name it.
+    static func translating<T>(_ url: URL, what: String = "the archive", _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError where error.isCorrupt {
-            throw LogStoreError.storeInvalid(url, reason: "the archive is damaged (\(error.message))")
+            throw LogStoreError.storeInvalid(url, reason: "\(what) is damaged (\(error.message))")
         } catch let error as DatabaseError where error.isTooBig {
-            throw LogStoreError.storeInvalid(url, reason: "it holds a value larger than its limits allow (\(error.message))")
+            throw LogStoreError.storeInvalid(url, reason: "\(what) holds a value larger than its limits allow (\(error.message))")
         } catch let error as DatabaseError where error.isCannotOpen {
             throw LogStoreError.fileSystem(url, operation: "open", errno: error.systemErrno)
         } catch let error as DatabaseError {

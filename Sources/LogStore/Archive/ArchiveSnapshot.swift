@@ -17,25 +17,25 @@ enum ArchiveSnapshot {
 
     /// Writes the copy into the empty file at `url`: the whole database with `VACUUM INTO` (which
     /// reads one snapshot and writes the pages compacted), or only the selected rows.
-    static func copy(from source: Connection, options: ExportOptions, to url: URL) throws {
+    static func copy(from source: Connection, options: ExportOptions, to url: URL, progress: ExportProgressReporter) throws {
         if options.selectsEverything {
             try source.run("VACUUM INTO ?", [.text(url.path)])
         } else {
-            try FilteredCopy.copy(from: source, options: options, to: url)
+            try FilteredCopy.copy(from: source, options: options, to: url, progress: progress)
         }
     }
 
-    /// Opens the copy at `url` for finishing: the search index brought up to date (the store's
-    /// writer indexes in steps, so its newest messages may not be in it yet; an archive never
-    /// changes again, so it is indexed completely).
+    /// Opens the copy at `url` for finishing. Its journal mode is DELETE (a copy of a WAL store
+    /// says WAL), so it reads as one file once extracted.
     static func open(_ url: URL) throws -> Connection {
         let copy = try Connection(path: url.path, mode: .readWrite(create: false))
         try copy.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF")
-        try catchUpSearchIndex(copy)
         return copy
     }
 
-    /// Adds the messages the index has not covered yet, and records it complete.
+    /// Adds the messages the index has not covered yet (the store's writer indexes in steps, so
+    /// its newest messages may not be in it; an archive never changes again, so it is indexed
+    /// completely), and records it complete.
     static func catchUpSearchIndex(_ copy: Connection) throws {
         guard try SearchIndex.hasIndex(copy) else { return }
         try copy.transaction {

@@ -1,39 +1,55 @@
 import Foundation
 
-/// Writes an archive (``ArchiveFormat``) of what an export selects, into the export's temporary
-/// file: the snapshot copy of the database (``ArchiveSnapshot``) beside it first, then the bodies
-/// kept in files, then the copy in compressed chunks, then the info record.
+/// Writes an archive (``ArchiveFormat``) of what an export selects, in two phases: the snapshot
+/// copy of the database, made on the store's read connection (``copySnapshot(from:options:to:progress:)``),
+/// then everything else away from the store (``write(snapshot:files:storeID:to:progress:)``): the
+/// bodies kept in files, the copy in compressed chunks, the info record. The store's connection
+/// is held only as long as the copy takes.
 enum ArchiveWriter {
-    /// Where the archive's bodies come from, and which store it is made of.
-    struct Source {
-        /// A connection to the store's database, idle (not in a transaction).
-        let connection: Connection
-        /// The bytes of bodies kept in files: a store's `blobs/`, or an opened archive's.
-        let files: (any StoredBlobFiles)?
-        let storeID: UUID
+    /// Phase 1: the consistent copy of what `options` select, into the empty file `scratch`.
+    ///
+    /// A store of an older schema (opened read-only, so never migrated) is copied whole, the
+    /// private copy migrated like a store, and the selection made from it: an archive always
+    /// holds this library's schema.
+    static func copySnapshot(
+        from connection: Connection, options: ExportOptions, to scratch: URL, destination: ExportDestination,
+        progress: ExportProgressReporter
+    ) throws {
+        try progress.advance(.copying, by: 0)
+        try progress.interruptible(connection) {
+            guard try Migrations.currentVersion(connection) < Migrations.latestVersion else {
+                return try ArchiveSnapshot.copy(from: connection, options: options, to: scratch, progress: progress)
+            }
+            let whole = options.selectsEverything ? scratch : try destination.makeCompanionFile("whole")
+            try connection.run("VACUUM INTO ?", [.text(whole.path)])
+            let migrated = try Connection(path: whole.path, mode: .readWrite(create: false))
+            defer { migrated.close() }
+            try progress.interruptible(migrated) {
+                try migrated.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+                try Migrations.migrate(migrated)
+                if !options.selectsEverything {
+                    try ArchiveSnapshot.copy(from: migrated, options: options, to: scratch, progress: progress)
+                }
+            }
+        }
     }
 
+    /// Phase 2: the archive, from the finished copy at `scratch`, into the destination's
+    /// temporary file.
     static func write(
-        from source: Source, options: ExportOptions, to destination: ExportDestination,
+        snapshot scratch: URL, files: (any StoredBlobFiles)?, storeID: UUID, to destination: ExportDestination,
         progress: ExportProgressReporter
     ) throws -> ArchiveInfo {
-        // The copy sits beside the archive (same file system, owner-only) until the archive is done.
-        let scratch = destination.temporary.deletingLastPathComponent()
-            .appendingPathComponent(destination.temporary.lastPathComponent + "-database")
-        try Files.createOwnerOnlyFile(scratch)
-        defer { unlink(scratch.path) }
-
-        try progress.advance(.copying, by: 0)
-        try ArchiveSnapshot.copy(from: source.connection, options: options, to: scratch)
         let copy = try ArchiveSnapshot.open(scratch)
         defer { copy.close() }
+        try progress.interruptible(copy) { try ArchiveSnapshot.catchUpSearchIndex(copy) }
         var contents = try ArchiveSnapshot.contents(of: copy)
         let blobBytes = contents.blobFiles.reduce(Int64(0)) { $0 + Int64($1.size) }
         progress.setTotal(Files.fileSize(scratch) + blobBytes)
 
         let archive = try ArchiveDocument(creatingAt: destination.temporary)
         defer { archive.close() }
-        let (blobFiles, removed) = try copyBlobFiles(contents.blobFiles, from: source.files, into: archive, progress: progress)
+        let (blobFiles, removed) = try copyBlobFiles(contents.blobFiles, from: files, into: archive, progress: progress)
         if !removed.isEmpty {
             try ArchiveSnapshot.markBodiesRemoved(removed, in: copy)
             contents = try ArchiveSnapshot.contents(of: copy)
@@ -41,9 +57,12 @@ enum ArchiveWriter {
         copy.close()
 
         let databaseSize = Files.fileSize(scratch)
+        guard databaseSize > 0 else {
+            throw LogStoreError.fileSystem(scratch, operation: "read the size of", errno: EIO)
+        }
         let chunks = try ChunkCompression.compress(file: scratch, size: databaseSize, into: archive, progress: progress)
         let info = ArchiveInfo(
-            formatVersion: ArchiveFormat.version, storeID: UUID(), sourceStoreID: source.storeID, createdAt: Date(),
+            formatVersion: ArchiveFormat.version, storeID: UUID(), sourceStoreID: storeID, createdAt: Date(),
             libraryVersion: LogStore.Version.library.description, schemaVersion: contents.schemaVersion,
             messageCount: contents.messageCount, taskCount: contents.taskCount, blobCount: contents.blobCount,
             sessions: contents.sessions, databaseSize: databaseSize,

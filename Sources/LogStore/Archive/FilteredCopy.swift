@@ -9,9 +9,13 @@ import Foundation
 /// rows cross over value by value (``Connection/copyRows(from:select:_:into:ignoringDuplicates:)``).
 enum FilteredCopy {
     /// Fills the empty database at `url` with the rows `options` select from `source`.
-    static func copy(from source: Connection, options: ExportOptions, to url: URL) throws {
+    static func copy(from source: Connection, options: ExportOptions, to url: URL, progress: ExportProgressReporter) throws {
         let target = try Connection(path: url.path, mode: .readWrite(create: false))
         defer { target.close() }
+        try progress.interruptible(target) { try copy(from: source, options: options, into: target) }
+    }
+
+    private static func copy(from source: Connection, options: ExportOptions, into target: Connection) throws {
         // A scratch file: a crash leaves it to be deleted, so no journal and no syncs.
         try target.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
         try Migrations.migrate(target)
@@ -24,7 +28,6 @@ enum FilteredCopy {
                 try rebuildDerivedRows(target)
             }
         }
-        try ArchiveSnapshot.catchUpSearchIndex(target)
     }
 
     private static func copyRows(from source: Connection, to target: Connection, options: ExportOptions) throws {
@@ -89,6 +92,10 @@ enum FilteredCopy {
     /// Counts, blocks and links as the copied rows make them.
     private static func rebuildDerivedRows(_ target: Connection) throws {
         try target.execute("""
+            -- A technical message whose task stayed behind (a message query that includes them,
+            -- and a narrower task query) would name a task the archive does not hold.
+            DELETE FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks);
+
             -- As the writer keeps them: a task's technical message is not counted.
             INSERT INTO message_counts (session_id, label_id, level, count)
             SELECT session_id, label_id, level, count(*) FROM messages WHERE task_id IS NULL

@@ -15,6 +15,15 @@ extension Connection {
         let rows = try source.prepare(select)
         try rows.bind(arguments)
         let columns = sqlite3_column_count(rows.handle)
+        // By position, so the names must line up too: a schema whose columns were ordered
+        // differently must fail here, not shift values into the wrong columns.
+        let selected = (0..<columns).map { rows.columnName(at: $0) }
+        let expected = try strings("SELECT name FROM pragma_table_info(?)", [.text(table)])
+        guard selected == expected else {
+            throw DatabaseError(
+                extendedCode: SQLITE_ERROR,
+                message: "a row copy into \(table) selects columns \(selected), the table has \(expected)", sql: select)
+        }
         let placeholders = Array(repeating: "?", count: Int(columns)).joined(separator: ", ")
         let insert = "INSERT \(ignoringDuplicates ? "OR IGNORE " : "")INTO \(table) VALUES (\(placeholders))"
         let insertion = try prepare(insert)

@@ -1,16 +1,20 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Where an export writes: a temporary file beside the target, owner-only, put in place only when
 /// complete, so a reader never sees half a file and a failed export leaves nothing behind.
 ///
 /// The target is checked before any work (its directory must exist, it must not) and again at the
 /// end: the file is put in place with `link(2)`, which fails if the name was taken meanwhile, so an
-/// export never overwrites a file, not even one created while it ran.
-final class ExportDestination {
+/// export never overwrites a file, not even one created while it ran. (On a file system without
+/// hard links, a `rename(2)` after a last check does it, with that check's small window.)
+final class ExportDestination: Sendable {
     let target: URL
     let temporary: URL
-    private var isFinished = false
+    /// Further temporary files beside the target (an archive's database copy), removed with it.
+    private let companions = Mutex<[URL]>([])
+    private let isFinished = Atomic<Bool>(false)
 
     /// - Throws: ``LogStoreError/fileDoesntExist(_:)`` (the directory) when the target's directory is
     ///   missing; ``LogStoreError/fileAlreadyExists(_:)`` when the target exists;
@@ -21,12 +25,20 @@ final class ExportDestination {
         guard Files.isDirectory(directory) else { throw LogStoreError.fileDoesntExist(directory) }
         guard !Self.nameIsTaken(target) else { throw LogStoreError.fileAlreadyExists(target) }
         self.target = target
-        self.temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).partial")
-        try Files.createOwnerOnlyFile(temporary)
+        self.temporary = Self.temporaryName(beside: target, suffix: "partial")
+        try Files.createNewOwnerOnlyFile(temporary)
     }
 
     deinit {
-        if !isFinished { unlink(temporary.path) }
+        discard()
+    }
+
+    /// A new, empty, owner-only temporary file beside the target, removed when the export ends.
+    func makeCompanionFile(_ suffix: String) throws -> URL {
+        let url = Self.temporaryName(beside: target, suffix: suffix)
+        try Files.createNewOwnerOnlyFile(url)
+        companions.withLock { $0.append(url) }
+        return url
     }
 
     /// Runs `body` with a buffered writer over the temporary file (truncated), and flushes what
@@ -51,25 +63,45 @@ final class ExportDestination {
     func commit() throws {
         try sync(temporary)
         if let error = SystemCall.errnoOf({ link(temporary.path, target.path) }) {
-            discard()
-            if error.code == EEXIST { throw LogStoreError.fileAlreadyExists(target) }
-            throw LogStoreError.fileSystem(target, operation: "create", errno: error.code)
+            guard [EPERM, EOPNOTSUPP, ENOTSUP].contains(error.code) else {
+                discard()
+                if error.code == EEXIST { throw LogStoreError.fileAlreadyExists(target) }
+                throw LogStoreError.fileSystem(target, operation: "create", errno: error.code)
+            }
+            // No hard links here (vfat, some network file systems).
+            guard !Self.nameIsTaken(target) else {
+                discard()
+                throw LogStoreError.fileAlreadyExists(target)
+            }
+            if let error = SystemCall.errnoOf({ rename(temporary.path, target.path) }) {
+                discard()
+                throw LogStoreError.fileSystem(target, operation: "create", errno: error.code)
+            }
         }
-        isFinished = true
-        unlink(temporary.path)
+        discard()
         // The new name survives a power loss only once its directory is synced.
         try sync(target.deletingLastPathComponent())
     }
 
-    /// Removes the temporary file (a failed or cancelled export).
+    /// Removes the temporary files (after a commit, or for a failed or cancelled export).
     func discard() {
-        guard !isFinished else { return }
-        isFinished = true
+        guard !isFinished.exchange(true, ordering: .acquiringAndReleasing) else { return }
         unlink(temporary.path)
+        for url in companions.withLock({ $0 }) { unlink(url.path) }
     }
 
-    /// The size of the file as written so far.
-    var writtenSize: Int64 { Files.fileSize(isFinished ? target : temporary) }
+    /// The size of the target once committed.
+    var committedSize: Int64 { Files.fileSize(target) }
+
+    /// `.<name>.<random>.<suffix>` beside `target`, its name cut so the whole stays within the
+    /// file system's 255 bytes whatever the target's length.
+    private static func temporaryName(beside target: URL, suffix: String) -> URL {
+        let random = UInt64.random(in: 0...UInt64.max)
+        var name = target.lastPathComponent
+        while name.utf8.count > 200 { name.removeLast() }
+        return target.deletingLastPathComponent()
+            .appendingPathComponent(".\(name).\(String(random, radix: 36)).\(suffix)")
+    }
 
     private func sync(_ url: URL) throws {
         let descriptor: Int32

@@ -7,6 +7,8 @@ final class ExportProgressReporter: Sendable {
     private let callback: (@Sendable (ExportProgress) -> Void)?
     private let state: Mutex<State>
     private let cancelled = Atomic<Bool>(false)
+    /// What stops the statements running for the export; only set while they run.
+    private let interrupters = Mutex<[ConnectionInterrupter]>([])
     private static let interval: Duration = .milliseconds(100)
 
     private struct State {
@@ -53,13 +55,39 @@ final class ExportProgressReporter: Sendable {
         callback(ExportProgress(phase: .finished, completed: total, total: total))
     }
 
-    /// Marks the export cancelled: the next ``advance(_:by:)`` throws.
+    /// Marks the export cancelled: the next ``advance(_:by:)`` throws, and a statement running
+    /// inside ``interruptible(_:_:)`` is stopped.
     func cancel() {
-        cancelled.store(true, ordering: .relaxed)
+        interrupters.withLock { interrupters in
+            cancelled.store(true, ordering: .relaxed)
+            for interrupter in interrupters { interrupter.interrupt() }
+        }
     }
+
+    /// Whether the export was cancelled.
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// - Throws: `CancellationError` once the export's task was cancelled.
     func checkCancelled() throws {
-        if cancelled.load(ordering: .relaxed) { throw CancellationError() }
+        if isCancelled { throw CancellationError() }
+    }
+
+    /// Runs `body`, whose long statements on `connection` a cancellation stops (calls nest, one
+    /// per connection); a failure caused by that is reported as `CancellationError`.
+    func interruptible<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
+        let interrupter = connection.interrupter
+        let registered = interrupters.withLock { interrupters in
+            guard !isCancelled else { return false }
+            interrupters.append(interrupter)
+            return true
+        }
+        guard registered else { throw CancellationError() }
+        // Unregistered before the connection can close: an interrupt never reaches a closed one.
+        defer { interrupters.withLock { _ = $0.popLast() } }
+        do {
+            return try body()
+        } catch where isCancelled {
+            throw CancellationError()
+        }
     }
 }

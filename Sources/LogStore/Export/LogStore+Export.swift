@@ -1,3 +1,4 @@
+import Dispatch
 public import Foundation
 
 extension LogStore {
@@ -43,22 +44,28 @@ extension LogStore {
             let files = core.blobFiles
             let storeID = core.manifest.withLock { $0.storeId }
             written = try await withTaskCancellationHandler {
+                let destination = try ExportDestination(target: url)
+                let scratch = try destination.makeCompanionFile("database")
+                // The store's connection only for the copy; the rest runs away from it (for an
+                // in-memory store that connection is the writer's: logging waits meanwhile).
                 try await core.read { connection in
-                    let destination = try ExportDestination(target: url)
+                    try ArchiveWriter.copySnapshot(
+                        from: connection, options: options, to: scratch, destination: destination, progress: reporter)
+                }
+                return try await Self.offCooperativeThreads {
                     let info = try ArchiveWriter.write(
-                        from: ArchiveWriter.Source(connection: connection, files: files, storeID: storeID),
-                        options: options, to: destination, progress: reporter)
+                        snapshot: scratch, files: files, storeID: storeID, to: destination, progress: reporter)
                     try destination.commit()
                     let counts = ExportCounts(
                         messages: info.messageCount, tasks: info.taskCount, blobs: info.blobCount,
                         sessions: info.sessions.count)
-                    return (counts, destination.writtenSize, info.storeID)
+                    return (counts, destination.committedSize, info.storeID)
                 }
             } onCancel: {
                 reporter.cancel()
             }
         case .text, .ndjson, .html, .har:
-            let readBody = bodyReader()
+            let readBody = bodyReader(forgivingRemovedFiles: true)
             written = try await withTaskCancellationHandler {
                 try await core.read { connection in
                     let destination = try ExportDestination(target: url)
@@ -70,7 +77,7 @@ extension LogStore {
                         }
                     }
                     try destination.commit()
-                    return (counts, destination.writtenSize, nil)
+                    return (counts, destination.committedSize, nil)
                 }
             } onCancel: {
                 reporter.cancel()
@@ -95,13 +102,32 @@ extension LogStore {
         }
     }
 
-    /// How an export reads a body: as ``blobData(forKey:)`` does.
-    nonisolated func bodyReader() -> @Sendable (String, Connection) throws -> Data? {
+    /// How ``blobData(forKey:)`` and exports read a body. For an export (`forgivingRemovedFiles`),
+    /// a body whose file a sweep removed after the export's snapshot is `nil` (no longer stored),
+    /// as it would be after that sweep; a damaged one is still an error.
+    nonisolated func bodyReader(forgivingRemovedFiles: Bool = false) -> @Sendable (String, Connection) throws -> Data? {
         let files = core.blobFiles
         let location = storeURL
         let limit = max(configuration.bodySizeLimit, 1)
         return { key, connection in
-            try BlobRows.body(forKey: key, connection: connection, files: files, location: location, maxSize: limit)
+            do {
+                return try BlobRows.body(forKey: key, connection: connection, files: files, location: location, maxSize: limit)
+            } catch let error as LogStoreError {
+                if forgivingRemovedFiles, case .storeInvalid = error, let digest = SHA1.Digest(hex: key),
+                    files?.isMissing(digest) == true
+                {
+                    return nil
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `work` on a global queue: long file work must not hold one of Swift's few
+    /// cooperative threads.
+    static func offCooperativeThreads<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
         }
     }
 }

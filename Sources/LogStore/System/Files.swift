@@ -15,6 +15,15 @@ enum Files {
         }
     }
 
+    /// Creates a new empty file with mode 0600, failing if anything (a file, a symbolic link) has
+    /// the name: for temporary files beside a user's target, where another user may have planted one.
+    static func createNewOwnerOnlyFile(_ url: URL) throws {
+        switch SystemCall.valueOrErrno({ open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600) }) {
+        case .success(let descriptor): close(descriptor)
+        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
+        }
+    }
+
     /// Writes `data` to a temporary file in the same directory, syncs it and renames it over
     /// `url`, so readers see the old or the new content, never a part.
     static func writeAtomically(_ data: Data, to url: URL) throws {

@@ -51,14 +51,6 @@ enum ArchiveOpener {
     }
 
     private static func translating<T>(_ url: URL, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as DatabaseError where error.isCorrupt {
-            throw LogStoreError.storeInvalid(url, reason: "the archive's database is damaged (\(error.message))")
-        } catch let error as DatabaseError where error.isTooBig {
-            throw LogStoreError.storeInvalid(url, reason: "the archive's database holds a value larger than allowed (\(error.message))")
-        } catch let error as DatabaseError {
-            throw LogStoreError.database(error)
-        }
+        try ArchiveFile.translating(url, what: "the archive's database", body)
     }
 }
