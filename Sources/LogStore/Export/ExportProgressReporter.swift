@@ -7,6 +7,8 @@ final class ExportProgressReporter: Sendable {
     private let callback: (@Sendable (ExportProgress) -> Void)?
     private let state: Mutex<State>
     private let cancelled = Atomic<Bool>(false)
+    /// Held while the callback runs: one report at a time.
+    private let delivery = Mutex<Void>(())
     /// What stops the statements running for the export; only set while they run.
     private let interrupters = Mutex<[ConnectionInterrupter]>([])
     private static let interval: Duration = .milliseconds(100)
@@ -41,7 +43,9 @@ final class ExportProgressReporter: Sendable {
             state.lastReport = now
             return ExportProgress(phase: phase, completed: state.completed, total: state.total)
         }
-        if let due { callback(due) }
+        // Serialized: the compressing workers report from several threads, and a caller's
+        // callback (a progress bar) should not have to be reentrant.
+        if let due { delivery.withLock { _ in callback(due) } }
     }
 
     /// The last report: everything done.
@@ -52,7 +56,7 @@ final class ExportProgressReporter: Sendable {
             state.completed = max(state.completed, state.total)
             return state.completed
         }
-        callback(ExportProgress(phase: .finished, completed: total, total: total))
+        delivery.withLock { _ in callback(ExportProgress(phase: .finished, completed: total, total: total)) }
     }
 
     /// Marks the export cancelled: the next ``advance(_:by:)`` throws, and a statement running
