@@ -29,6 +29,15 @@ extension LogStore {
     /// kept as a single `_raw` string rather than lost.
     static func decodeMetadata(_ json: String?) -> Metadata {
         guard let json, !json.isEmpty else { return [:] }
+        // The hand-written parser reads what the store writes; it hands the rest (rare rows of
+        // other tools) to JSONDecoder, whose reading it must not change.
+        if let metadata = MetadataDecoder.decode(json) { return metadata }
+        return decodeMetadataWithFoundation(json)
+    }
+
+    /// The `Codable` reading of `json` (not empty): what ``decodeMetadata(_:)`` gave before
+    /// ``MetadataDecoder``, and still gives for what that parser leaves alone.
+    static func decodeMetadataWithFoundation(_ json: String) -> Metadata {
         // One shared decoder: a new one per row cost an allocation and setup for every message.
         if let metadata = try? StoreJSON.decoder.decode(Metadata.self, from: Data(json.utf8)) {
             return metadata
