@@ -99,8 +99,9 @@ struct NetworkBodies: Sendable {
     }
 
     /// Builds and stores task `index`: its bodies and headers are made here, on the caller's
-    /// thread, as an app's would be.
-    func store(task index: Int, into store: LogStore) {
+    /// thread, as an app's would be. `responseBody`, when given, replaces the JSON response
+    /// (sent as `application/octet-stream`).
+    func store(task index: Int, into store: LogStore, responseBody: Data? = nil) {
         let seed = index % 2 == 0 ? UInt64((index / 2) % Self.pool) : 1_000_000 + UInt64(index)
         let requestID = BodyTemplate.hex(BenchRow.splitmix64(UInt64(index) ^ 0xF00D), digits: 16)
         let request = NetworkRequest(
@@ -115,11 +116,12 @@ struct NetworkBodies: Sendable {
         let response = NetworkResponse(
             url: url, statusCode: 200,
             headers: [
-                "Content-Type": "application/json; charset=utf-8", "X-Request-ID": requestID,
-                "Cache-Control": "no-store", "Content-Length": String(Self.size), "Server": "nginx",
+                "Content-Type": responseBody == nil ? "application/json; charset=utf-8" : "application/octet-stream",
+                "X-Request-ID": requestID, "Cache-Control": "no-store",
+                "Content-Length": String(responseBody?.count ?? Self.size), "Server": "nginx",
                 "Date": "Tue, 14 Oct 2025 09:12:44 GMT",
             ])
-        store.storeRequest(request, response: response, error: nil, data: self.response.make(seed: seed))
+        store.storeRequest(request, response: response, error: nil, data: responseBody ?? self.response.make(seed: seed))
     }
 
     private static func requestTemplate() -> BodyTemplate {

@@ -68,6 +68,7 @@ do {
     if groups.contains(.summary) { figures += try await SummaryBenchmark(rows: rows, directory: directory).run() }
     if groups.contains(.tail) { figures += try await TailBenchmark(directory: directory).run() }
     if groups.contains(.export) { figures += try await ExportBenchmark(rows: rows, directory: directory).run() }
+    if groups.contains(.archive) { figures += try await ArchiveBenchmark(rows: rows, directory: directory).run() }
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -85,4 +86,5 @@ enum BenchGroup: String, CaseIterable {
     case ingest, search, hashing, blobs, network, sweep, soak, failing, tail
     case summary
     case export
+    case archive
 }
