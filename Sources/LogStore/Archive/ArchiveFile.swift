@@ -79,10 +79,9 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
                 failure.withLock { if $0 == nil { $0 = error } }
             }
         }
+        // No fsync: the copy is thrown away at close, and after a crash by the next open, so
+        // forcing it to disk (hundreds of MB for a large store) would buy nothing.
         if let error = failure.withLock({ $0 }) { throw error }
-        if let error = SystemCall.errnoOf({ fsync(descriptor) }) {
-            throw LogStoreError.fileSystem(destination, operation: "sync", errno: error.code)
-        }
     }
 
     /// Chunk `index`, verified and decompressed.
