@@ -107,18 +107,20 @@ enum FilteredCopy {
                   AND messages.session_id = message_blocks.session_id);
             DELETE FROM message_blocks WHERE message_count = 0;
 
-            UPDATE task_heads SET link_count = links.count
-            FROM (SELECT head, count(*) AS count FROM (
-                    SELECT request_head_id AS head FROM tasks UNION ALL SELECT response_head_id FROM tasks)
-                  WHERE head IS NOT NULL GROUP BY head) AS links
-            WHERE links.head = task_heads.id;
-
-            UPDATE blobs SET link_count = links.count
-            FROM (SELECT body, count(*) AS count FROM (
-                    SELECT request_body_id AS body FROM tasks UNION ALL SELECT response_body_id FROM tasks)
-                  WHERE body IS NOT NULL GROUP BY body) AS links
-            WHERE links.body = blobs.id;
+            \(relinking("task_heads", from: "request_head_id", "response_head_id"))
+            \(relinking("blobs", from: "request_body_id", "response_body_id"))
             """)
+    }
+
+    /// SQL setting `table`'s link counts to how many references the tasks' two columns make.
+    private static func relinking(_ table: String, from first: String, _ second: String) -> String {
+        """
+        UPDATE \(table) SET link_count = links.count
+        FROM (SELECT target, count(*) AS count FROM (
+                SELECT \(first) AS target FROM tasks UNION ALL SELECT \(second) FROM tasks)
+              WHERE target IS NOT NULL GROUP BY target) AS links
+        WHERE links.target = \(table).id;
+        """
     }
 
     /// The values `sql` selects, as a JSON array for `json_each`.

@@ -49,54 +49,35 @@ public struct ExportOptions: Sendable, Hashable {
 
     /// Whether these options select the whole store (then an archive is a plain copy).
     var selectsEverything: Bool {
-        guard sessions.isEmpty, since == nil, until == nil, let messages, let tasks else { return false }
-        return Self.unordered(messages) == Self.unordered(MessageQuery())
-            && Self.unordered(tasks) == Self.unordered(TaskQuery())
+        guard sessions.isEmpty, since == nil, until == nil else { return false }
+        let everything = ExportOptions()
+        return messageQuery(pageSize: 1) == everything.messageQuery(pageSize: 1)
+            && taskQuery(pageSize: 1) == everything.taskQuery(pageSize: 1)
     }
 
     /// The message query an export pages through: the caller's filters narrowed by the
     /// options' sessions and times, oldest first; `nil` when no message is included (or the
     /// narrowing leaves nothing, as with disjoint session lists).
     func messageQuery(pageSize: Int) -> MessageQuery? {
-        guard var query = messages else { return nil }
-        guard let sessions = Self.narrowed(query.sessions, sessions) else { return nil }
-        query.sessions = sessions
-        query.since = Self.later(query.since, since)
-        query.until = Self.earlier(query.until, until)
-        query.order = .oldestFirst
-        query.limit = pageSize
-        query.cursor = nil
-        query.highlightsMatches = false
-        return query
+        messages.flatMap { narrowed($0, pageSize: pageSize) }.map { query in
+            var query = query
+            query.highlightsMatches = false
+            return query
+        }
     }
 
     /// The task query an export pages through, narrowed and ordered like ``messageQuery(pageSize:)``.
     func taskQuery(pageSize: Int) -> TaskQuery? {
-        guard var query = tasks else { return nil }
+        tasks.flatMap { narrowed($0, pageSize: pageSize) }
+    }
+
+    private func narrowed<Query: ExportedQuery>(_ query: Query, pageSize: Int) -> Query? {
         guard let sessions = Self.narrowed(query.sessions, sessions) else { return nil }
+        var query = query
         query.sessions = sessions
         query.since = Self.later(query.since, since)
         query.until = Self.earlier(query.until, until)
-        query.order = .oldestFirst
-        query.limit = pageSize
-        query.cursor = nil
-        return query
-    }
-
-    private static func unordered(_ query: MessageQuery) -> MessageQuery {
-        var query = query
-        query.order = .oldestFirst
-        query.limit = 1
-        query.cursor = nil
-        query.highlightsMatches = false
-        return query
-    }
-
-    private static func unordered(_ query: TaskQuery) -> TaskQuery {
-        var query = query
-        query.order = .oldestFirst
-        query.limit = 1
-        query.cursor = nil
+        query.pageOldestFirst(limit: pageSize)
         return query
     }
 
@@ -119,5 +100,30 @@ public struct ExportOptions: Sendable, Hashable {
         guard let first else { return second }
         guard let second else { return first }
         return min(first, second)
+    }
+}
+
+/// What an export narrows and pages, in both kinds of query.
+private protocol ExportedQuery {
+    var sessions: [UUID] { get set }
+    var since: Date? { get set }
+    var until: Date? { get set }
+    /// Oldest first, `limit` a page, from the start.
+    mutating func pageOldestFirst(limit: Int)
+}
+
+extension MessageQuery: ExportedQuery {
+    fileprivate mutating func pageOldestFirst(limit: Int) {
+        order = .oldestFirst
+        self.limit = limit
+        cursor = nil
+    }
+}
+
+extension TaskQuery: ExportedQuery {
+    fileprivate mutating func pageOldestFirst(limit: Int) {
+        order = .oldestFirst
+        self.limit = limit
+        cursor = nil
     }
 }
