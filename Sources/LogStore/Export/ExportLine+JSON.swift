@@ -5,9 +5,7 @@ import Foundation
 extension ExportLine {
     /// Appends `"text"`, escaped.
     mutating func append(jsonString text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        append(text, escapedFor: .json)
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(quoting: text, .json)
     }
 
     /// Appends `"text"`, or `null` when there is none.
@@ -57,27 +55,17 @@ extension ExportLine {
         }
     }
 
-    /// Appends string pairs (headers) as a JSON object in ``ExportLine/sortedPairs(_:)`` order, or
-    /// `null` when there are none.
+    /// Appends string pairs (headers) as a JSON object in ``HeaderOrder`` order, or `null` when
+    /// there are none.
     mutating func append(jsonStrings pairs: [String: String]?) {
         guard let pairs else { return append("null") }
         bytes.append(UInt8(ascii: "{"))
-        for (position, pair) in Self.sortedPairs(pairs).enumerated() {
+        for (position, pair) in HeaderOrder.sorted(pairs).enumerated() {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            append(jsonString: pair.key)
+            append(jsonString: pair.name)
             bytes.append(UInt8(ascii: ":"))
             append(jsonString: pair.value)
         }
         bytes.append(UInt8(ascii: "}"))
-    }
-
-    /// Header fields in a deterministic order: by name without case (as HTTP compares them),
-    /// then exactly, for a dictionary holding one name in two spellings.
-    static func sortedPairs(_ pairs: [String: String]) -> [(key: String, value: String)] {
-        pairs.map { (key: $0.key, value: $0.value) }.sorted { first, second in
-            let a = first.key.lowercased()
-            let b = second.key.lowercased()
-            return a != b ? a < b : first.key < second.key
-        }
     }
 }
