@@ -30,29 +30,7 @@ extension ExportLine {
 
     /// Appends metadata as a JSON object, keys sorted so that the output is deterministic.
     mutating func append(jsonMetadata metadata: LogStore.Metadata) {
-        bytes.append(UInt8(ascii: "{"))
-        for (position, key) in metadata.keys.sorted().enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            append(jsonString: key)
-            bytes.append(UInt8(ascii: ":"))
-            append(jsonMetadataValue: metadata[key] ?? .string(""))
-        }
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    private mutating func append(jsonMetadataValue value: LogStore.MetadataValue) {
-        switch value {
-        case .string(let text): append(jsonString: text)
-        case .stringConvertible(let convertible): append(jsonString: convertible.description)
-        case .dictionary(let dictionary): append(jsonMetadata: dictionary)
-        case .array(let values):
-            bytes.append(UInt8(ascii: "["))
-            for (position, element) in values.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                append(jsonMetadataValue: element)
-            }
-            bytes.append(UInt8(ascii: "]"))
-        }
+        bytes.append(jsonMetadata: metadata, .json)
     }
 
     /// Appends string pairs (headers) as a JSON object in ``HeaderOrder`` order, or `null` when

@@ -36,31 +36,9 @@ struct ScriptJSON {
         bytes.append(quoting: text, .scriptJSON)
     }
 
-    /// A metadata value as JSON, keys sorted so equal metadata gives equal text.
-    mutating func metadata(_ value: LogStore.MetadataValue) {
-        switch value {
-        case .string(let text): string(text)
-        case .stringConvertible(let convertible): string(convertible.description)
-        case .dictionary(let dictionary): metadata(dictionary)
-        case .array(let values):
-            raw("[")
-            for (index, element) in values.enumerated() {
-                if index > 0 { raw(",") }
-                metadata(element)
-            }
-            raw("]")
-        }
-    }
-
+    /// Metadata as a JSON object, keys sorted so equal metadata gives equal text.
     mutating func metadata(_ dictionary: LogStore.Metadata) {
-        raw("{")
-        for (index, key) in dictionary.keys.sorted().enumerated() {
-            if index > 0 { raw(",") }
-            string(key)
-            raw(":")
-            if let value = dictionary[key] { metadata(value) } else { null() }
-        }
-        raw("}")
+        bytes.append(jsonMetadata: dictionary, .scriptJSON)
     }
 
     /// String pairs as `[[key, value], …]`, in ``HeaderOrder``.
