@@ -5,7 +5,8 @@ import Testing
 /// The `.har` export through the public API, read back with Foundation's JSON parser.
 @Suite("HAR export")
 struct HARExportTests {
-    /// 2024-05-01T12:34:56.789Z, half a millisecond in so rounding cannot move it.
+    /// 2024-05-01T12:34:56.7895Z, half a millisecond in so that the store's rounding of the
+    /// metrics cannot move a phase; HAR writes it as .790, rounded as every format writes times.
     static let start = Date(timeIntervalSince1970: 1_714_566_896.7895)
     static let jsonHeaders = ["Content-Type": "application/json"]
 
@@ -101,7 +102,7 @@ struct HARExportTests {
 
             // The success, with its metrics.
             let success = entries[0]
-            #expect(success["startedDateTime"] as? String == "2024-05-01T12:34:56.789Z")
+            #expect(success["startedDateTime"] as? String == "2024-05-01T12:34:56.790Z")
             #expect(success["_label"] as? String == "users")
             #expect(success["serverIPAddress"] as? String == "203.0.113.7")
             #expect(success["connection"] as? String == "50123")
@@ -131,7 +132,7 @@ struct HARExportTests {
             #expect(notFound["status"] as? Int == 404)
             #expect(notFound["statusText"] as? String == "Not Found")
             #expect((notFound["content"] as? [String: Any])?["text"] as? String == #"{"error":"not found"}"#)
-            #expect(entries[1]["startedDateTime"] as? String == "2024-05-01T12:34:57.789Z")
+            #expect(entries[1]["startedDateTime"] as? String == "2024-05-01T12:34:57.790Z")
 
             // The POST: body, query string and cookies both ways.
             let post = try #require(entries[2]["request"] as? [String: Any])
@@ -283,6 +284,33 @@ struct HARExportTests {
         }
     }
 
+    /// HAR 1.2's `postData.text` and `params` are mutually exclusive: `text` is always there (HAR
+    /// readers expect it), and a form body's decoded fields are in the custom `_params`.
+    @Test func postDataHasTextNeverParamsAndAFormsFieldsApart() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.redaction = .disabled
+        try await withTemporaryStore(configuration: configuration) { store, storeURL in
+            let url = try #require(URL(string: "https://api.example.com/login"))
+            let form = "user=ada&note=a+b%21&empty"
+            store.storeRequest(
+                NetworkRequest(url: url, method: "POST", headers: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"],
+                               body: Data(form.utf8)),
+                response: NetworkResponse(url: url, statusCode: 204), error: nil, data: nil)
+            store.storeRequest(
+                NetworkRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: Data(#"{"a":1}"#.utf8)),
+                response: NetworkResponse(url: url, statusCode: 204), error: nil, data: nil)
+            try await store.flush()
+            let (log, _, _) = try await Self.exportHAR(store, storeURL)
+            let posts = try Self.entries(log).map { try #require(($0["request"] as? [String: Any])?["postData"] as? [String: Any]) }
+            try #require(posts.count == 2)
+            #expect(posts.allSatisfy { $0["params"] == nil })
+            #expect(posts[0]["text"] as? String == form)
+            #expect(try Self.pairs(posts[0]["_params"]) == [["user", "ada"], ["note", "a b!"], ["empty", ""]])
+            #expect(posts[1]["text"] as? String == #"{"a":1}"#)
+            #expect(posts[1]["_params"] == nil)
+        }
+    }
+
     @Test func bodiesThatAreNotStoredOrNotTextAreExplained() async throws {
         var configuration = LogStore.Configuration()
         configuration.bodySizeLimit = 1_000
@@ -299,7 +327,8 @@ struct HARExportTests {
             #expect(report.blobCount == 1)
 
             let postData = try #require((entry["request"] as? [String: Any])?["postData"] as? [String: Any])
-            #expect(postData["text"] == nil)
+            #expect(postData["text"] as? String == "")  // HAR 1.2 requires text (or params)
+            #expect(postData["params"] == nil)
             #expect((postData["comment"] as? String)?.contains("not UTF-8") == true)
             #expect(postData["_textBase64"] as? String == Data([0xC3, 0x28, 0x00, 0xFF]).base64EncodedString())
 

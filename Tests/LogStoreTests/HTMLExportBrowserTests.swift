@@ -81,4 +81,28 @@ struct HTMLExportBrowserTests {
             #expect(missing([#"<aside id="drawer" class="drawer" aria-live="polite">"#], in: taskView).isEmpty)
         }
     }
+
+    /// A JSON body nested 100k levels deep (valid JSON, which `JSON.parse` reads): drawing it as
+    /// a tree would overflow the stack; the page loads and the task view shows it as text.
+    @Test(.enabled(if: Chromium.path != nil, "skipped: needs chromium (apt-get install chromium; .ci/run installs it)"))
+    func deeplyNestedJSONIsShownAsText() async throws {
+        try await withTemporaryStore { store, url in
+            let directory = url.deletingLastPathComponent()
+            let address = try #require(URL(string: "https://api.example.com/deep"))
+            let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+            store.storeRequest(NetworkRequest(url: address),
+                               response: NetworkResponse(url: address, statusCode: 200, headers: ["Content-Type": "application/json"]),
+                               error: nil, data: Data(deep.utf8))
+            try await store.flush()
+            let target = directory.appendingPathComponent("deep.html")
+            _ = try await store.export(to: target, format: .html)
+            let task = try #require(try await store.tasks(TaskQuery()).tasks.first)
+
+            let page = try #require(try await load(target, fragments: ["task=\(task.id.uuidString.lowercased())"], in: directory).first)
+            #expect(page.contains(#"data-ready="true""#))
+            let taskView = rendered(page)
+            #expect(missing([#"<pre class="code">[[[[[[[["#, "https://api.example.com/deep"], in: taskView).isEmpty)
+            #expect(!taskView.contains(#"<pre class="code json">"#))
+        }
+    }
 }

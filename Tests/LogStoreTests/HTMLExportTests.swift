@@ -101,6 +101,17 @@ struct HTMLPageText {
 
 @Suite("HTML export")
 struct HTMLExportTests {
+    /// The viewer draws JSON bodies by recursion, one call per level: deeper JSON is shown as
+    /// text (the browser test loads such a body).
+    @Test func theViewerCapsTheDepthOfTheJSONItDraws() async throws {
+        try await withTemporaryStore { store, url in
+            let (_, text) = try await HTMLExportFixture.export(store, to: url.deletingLastPathComponent())
+            let script = try #require(HTMLPageText(text: text).script)
+            #expect(script.contains("var JSON_DEPTH_LIMIT = 100;"))
+            #expect(script.contains("isJSON && isShallow(parsed, JSON_DEPTH_LIMIT) ? prettyJSON(parsed)"))
+        }
+    }
+
     @Test func pageIsSelfContainedWithAStrictPolicy() async throws {
         try await withTemporaryStore { store, url in
             try await HTMLExportFixture.fill(store, count: 20)
@@ -204,6 +215,67 @@ struct HTMLExportTests {
             #expect(report.messageCount == 3) // the hostile ones: a task's own message is not exported by default
             #expect(report.blobCount == 4) // one request body, three response bodies
             #expect(report.sessionCount == 1)
+        }
+    }
+
+    /// A body cut at the limit keeps a character that ends right at the cut, and drops one the
+    /// cut splits (whose partial bytes would not be UTF-8).
+    @Test func aCutBodyKeepsACharacterEndingAtTheCut() async throws {
+        try await withTemporaryStore { store, url in
+            let limit = 256 << 10
+            let bodies = [
+                "ends": String(repeating: "a", count: limit - 2) + "é" + "tail",  // é is the limit's last 2 bytes
+                "splits": String(repeating: "a", count: limit - 1) + "é" + "tail",  // the cut falls inside é
+            ]
+            for (name, body) in bodies {
+                let address = try #require(URL(string: "https://files.example.com/\(name)"))
+                store.storeRequest(NetworkRequest(url: address),
+                                   response: NetworkResponse(url: address, statusCode: 200, headers: ["Content-Type": "text/plain"]),
+                                   error: nil, data: Data(body.utf8))
+            }
+            try await store.flush()
+            let (_, text) = try await HTMLExportFixture.export(store, to: url.deletingLastPathComponent())
+            let tasks = try #require(try HTMLPageText(text: text).json("ls-tasks") as? [[String: Any]])
+            func cut(_ name: String) throws -> String {
+                let task = try #require(tasks.first { ($0["u"] as? String)?.hasSuffix(name) == true })
+                let body = try #require((task["x"] as? [String: Any])?["rb"] as? [String: Any])
+                #expect(body["cut"] as? Bool == true)
+                return try #require(body["v"] as? String)
+            }
+            let ends = try cut("/ends")
+            #expect(ends.utf8.count == limit)
+            #expect(ends.hasSuffix("aé"))
+            let splits = try cut("/splits")
+            #expect(splits.utf8.count == limit - 1)
+            #expect(splits.hasSuffix("aa"))
+        }
+    }
+
+    /// Headers come in one order in every format: by name without case, then exactly.
+    @Test func headersAreInTheOrderOfEveryFormat() async throws {
+        try await withTemporaryStore { store, url in
+            let address = try #require(URL(string: "https://api.example.com/order"))
+            store.storeRequest(NetworkRequest(url: address, headers: ["b": "1", "a": "2", "C": "3", "A": "4"]),
+                               response: NetworkResponse(url: address, statusCode: 204), error: nil, data: nil)
+            try await store.flush()
+            let expected = [["A", "4"], ["a", "2"], ["b", "1"], ["C", "3"]]
+            let directory = url.deletingLastPathComponent()
+
+            let (_, text) = try await HTMLExportFixture.export(store, to: directory)
+            let task = try #require(try (HTMLPageText(text: text).json("ls-tasks") as? [[String: Any]])?.first)
+            #expect((task["x"] as? [String: Any])?["qh"] as? [[String]] == expected)
+
+            let har = directory.appendingPathComponent("order.har")
+            _ = try await store.export(to: har, format: .har)
+            let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])
+            let entry = try #require(((root["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+            let headers = try #require((entry["request"] as? [String: Any])?["headers"] as? [[String: String]])
+            #expect(headers.map { [$0["name"] ?? "", $0["value"] ?? ""] } == expected)
+
+            let ndjson = directory.appendingPathComponent("order.ndjson")
+            _ = try await store.export(to: ndjson, format: .ndjson, options: ExportOptions(messages: nil))
+            let line = try String(contentsOf: ndjson, encoding: .utf8)
+            #expect(line.contains(#""requestHeaders":{"A":"4","a":"2","b":"1","C":"3"}"#))
         }
     }
 

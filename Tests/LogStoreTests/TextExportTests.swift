@@ -10,7 +10,7 @@ import Testing
         # session SESSION1
         2025-06-15T15:06:40.125Z INFO     [app] server started  env=prod port=8080  (Server.swift:10)
         2025-06-15T15:06:41.000Z WARNING  [http] slow response  request={id=r-1 path=/orders} tags=[a,"b c"]  (Routes.swift:88)
-        2025-06-15T15:06:41.500Z ERROR    [http] line one\nline two\u{1b}[31mred\u{0}nul "quoted" back\slash \u{2028}sep \u{202e}rtl"},{"x":1  empty="" evil="a=b \"c\"\n"  (Routes.swift:90)
+        2025-06-15T15:06:41.500Z ERROR    [http] line one\nline two\u{1b}[31mred\u{0}nul "quoted" back\\slash \u{2028}sep \u{202e}rtl"},{"x":1  empty="" evil="a=b \"c\"\n"  (Routes.swift:90)
         2025-06-15T15:06:43.999Z DEBUG    [db] query took 3 ms  (DB.swift:7)
         # network tasks
         # session SESSION1
@@ -60,6 +60,37 @@ import Testing
             let scalars = text.unicodeScalars.map(\.value)
             #expect(!scalars.contains { ($0 < 0x20 && $0 != 0x0A) || (0x7F...0x9F).contains($0) })
             #expect(!scalars.contains { [0x2028, 0x2029, 0x202E].contains($0) })
+        }
+    }
+
+    /// A label cannot close its column: `]` and `[` in it are escaped (as scalars, so that no
+    /// bracket is left), and the level column beside it is the only one on the line.
+    @Test func labelsCannotForgeTheLevelColumn() async throws {
+        try await withTemporaryStore { store, url in
+            store.storeMessage(createdAt: ExportFixture.start, label: "api] CRITICAL [x", level: .info, message: "hello")
+            try await store.flush()
+            let text = try await ExportFixture.export(store, .text, in: url.deletingLastPathComponent())
+            let line = try #require(text.split(separator: "\n").first { !$0.hasPrefix("#") })
+            #expect(line.hasPrefix(#"2025-06-15T15:06:40.000Z INFO     [api\u{5d} CRITICAL \u{5b}x] hello  ("#))
+            // The first `]` of the line ends the label: nothing a label holds reads as a column.
+            #expect(line.split(separator: "]").count == 2)
+        }
+    }
+
+    /// A backslash is escaped, so a logged `\n` (two characters) reads apart from an escaped
+    /// newline.
+    @Test func backslashesAreEscapedSoEscapesReadBackUniquely() async throws {
+        try await withTemporaryStore { store, url in
+            store.storeMessage(createdAt: ExportFixture.start, label: "app", level: .info, message: #"literal \n"#)
+            store.storeMessage(createdAt: ExportFixture.at(1), label: "app", level: .info, message: "real \n")
+            store.storeMessage(createdAt: ExportFixture.at(2), label: "a\\b", level: .info, message: #"\u{1b}"#)
+            try await store.flush()
+            let text = try await ExportFixture.export(store, .text, in: url.deletingLastPathComponent())
+            let lines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            #expect(lines.count == 3)
+            #expect(lines[0].contains(#"[app] literal \\n  ("#))
+            #expect(lines[1].contains(#"[app] real \n  ("#))
+            #expect(lines[2].contains(#"[a\\b] \\u{1b}  ("#))
         }
     }
 

@@ -5,9 +5,7 @@ import Foundation
 extension ExportLine {
     /// Appends `"text"`, escaped.
     mutating func append(jsonString text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        append(text, escapedFor: .json)
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(quoting: text, .json)
     }
 
     /// Appends `"text"`, or `null` when there is none.
@@ -32,52 +30,20 @@ extension ExportLine {
 
     /// Appends metadata as a JSON object, keys sorted so that the output is deterministic.
     mutating func append(jsonMetadata metadata: LogStore.Metadata) {
-        bytes.append(UInt8(ascii: "{"))
-        for (position, key) in metadata.keys.sorted().enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            append(jsonString: key)
-            bytes.append(UInt8(ascii: ":"))
-            append(jsonMetadataValue: metadata[key] ?? .string(""))
-        }
-        bytes.append(UInt8(ascii: "}"))
+        bytes.append(jsonMetadata: metadata, .json)
     }
 
-    private mutating func append(jsonMetadataValue value: LogStore.MetadataValue) {
-        switch value {
-        case .string(let text): append(jsonString: text)
-        case .stringConvertible(let convertible): append(jsonString: convertible.description)
-        case .dictionary(let dictionary): append(jsonMetadata: dictionary)
-        case .array(let values):
-            bytes.append(UInt8(ascii: "["))
-            for (position, element) in values.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                append(jsonMetadataValue: element)
-            }
-            bytes.append(UInt8(ascii: "]"))
-        }
-    }
-
-    /// Appends string pairs (headers) as a JSON object in ``ExportLine/sortedPairs(_:)`` order, or
-    /// `null` when there are none.
+    /// Appends string pairs (headers) as a JSON object in ``HeaderOrder`` order, or `null` when
+    /// there are none.
     mutating func append(jsonStrings pairs: [String: String]?) {
         guard let pairs else { return append("null") }
         bytes.append(UInt8(ascii: "{"))
-        for (position, pair) in Self.sortedPairs(pairs).enumerated() {
+        for (position, pair) in HeaderOrder.sorted(pairs).enumerated() {
             if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            append(jsonString: pair.key)
+            append(jsonString: pair.name)
             bytes.append(UInt8(ascii: ":"))
             append(jsonString: pair.value)
         }
         bytes.append(UInt8(ascii: "}"))
-    }
-
-    /// Header fields in a deterministic order: by name without case (as HTTP compares them),
-    /// then exactly, for a dictionary holding one name in two spellings.
-    static func sortedPairs(_ pairs: [String: String]) -> [(key: String, value: String)] {
-        pairs.map { (key: $0.key, value: $0.value) }.sorted { first, second in
-            let a = first.key.lowercased()
-            let b = second.key.lowercased()
-            return a != b ? a < b : first.key < second.key
-        }
     }
 }

@@ -68,28 +68,32 @@ struct HAREntry {
         json.endObject()
     }
 
-    /// HAR 1.2's `postData` has no `encoding`: a body that is not UTF-8 has no `text`, a
-    /// `comment` saying why, and its bytes in Base64 in the custom `_textBase64` (which some
-    /// readers, haralyzer among them, take for the text).
+    /// HAR 1.2's `postData` holds `text` or `params`, never both ("mutually exclusive"); `text`
+    /// is always there, because HAR readers take it for granted. A form body's fields, decoded,
+    /// go in the custom `_params` instead (same shape as `params`). `postData` has no
+    /// `encoding`: a body that is not UTF-8 has an empty `text`, a `comment` saying why, and its
+    /// bytes in Base64 in the custom `_textBase64` (which some readers, haralyzer among them,
+    /// take for the text).
     private func writePostData(_ body: Body, contentType: String?, into json: inout HARJSONWriter) {
         json.beginObject("postData")
         json.field("mimeType", contentType ?? "x-unknown")
-        let isForm = contentType.flatMap(MediaType.essence(of:)) == MediaType.form
         switch body {
         case .data(let data):
             if let text = String(validating: data, as: UTF8.self) {
-                writePairs("params", isForm ? HARFields.formParameters(text) : [], into: &json)
                 json.field("text", text)
+                if contentType.flatMap(MediaType.essence(of:)) == MediaType.form {
+                    writePairs("_params", HARFields.formParameters(text), into: &json)
+                }
             } else {
-                writePairs("params", [], into: &json)
+                json.field("text", "")
                 json.field("comment", "The request body (\(data.count) bytes) is not UTF-8 text: HAR 1.2 postData cannot hold it, so its bytes are in _textBase64.")
                 json.field("_textBase64", plain: data.base64EncodedData())
             }
         case .missing(let reason):
-            writePairs("params", [], into: &json)
+            json.field("text", "")
             json.field("comment", reason)
         case .none:
-            writePairs("params", [], into: &json)
+            json.field("text", "")
         }
         json.endObject()
     }

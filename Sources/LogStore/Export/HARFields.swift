@@ -22,13 +22,9 @@ enum HARFields {
         var secure = false
     }
 
-    /// Headers sorted by name (case-insensitively, then exactly): a dictionary has no order, and
-    /// a golden file needs one.
+    /// Headers in ``HeaderOrder``, as every format lists them.
     static func headers(_ headers: [String: String]) -> [Pair] {
-        headers.map { Pair(name: $0.key, value: $0.value) }.sorted {
-            let (left, right) = ($0.name.lowercased(), $1.name.lowercased())
-            return left != right ? left < right : $0.name < $1.name
-        }
+        HeaderOrder.sorted(headers).map { Pair(name: $0.name, value: $0.value) }
     }
 
     /// The query items of `url`, percent-decoded (a `+` stays a `+`: only forms mean a space by

@@ -19,7 +19,7 @@ enum HTMLExport {
         try output.write(HTMLPage.head)
         json.raw("{")
         json.key("exportedAt")
-        json.number(HTMLTime.milliseconds(Date()))
+        json.number(Milliseconds.since1970(Date()) ?? 0)
         json.raw(",")
         json.key("library")
         json.string(LogStore.Version.library.description)

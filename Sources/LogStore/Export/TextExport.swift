@@ -92,8 +92,8 @@ enum TextExport {
         line.append(byte: UInt8(ascii: " "))
         line.append(task.url.map(Self.nonEmpty) ?? "-", escapedFor: .text)
         line.append(byte: UInt8(ascii: " "))
-        if let duration = task.duration, duration.isFinite {
-            line.append(integer: Int64(max(-1e15, min(1e15, (duration * 1000).rounded()))))
+        if let duration = task.duration, let milliseconds = Milliseconds.rounded(duration * 1000) {
+            line.append(integer: milliseconds)
             line.append("ms")
         } else {
             line.append("-")
@@ -135,14 +135,14 @@ enum TextExport {
         line.append(byte: UInt8(ascii: "\n"))
     }
 
-    /// `    > Name: value` lines, sorted as ``ExportLine/sortedPairs(_:)`` sorts.
+    /// `    > Name: value` lines, in ``HeaderOrder``.
     private static func appendHeaders(_ headers: [String: String]?, marker: StaticString, to line: inout ExportLine) {
         guard let headers else { return }
-        for pair in ExportLine.sortedPairs(headers) {
+        for pair in HeaderOrder.sorted(headers) {
             line.append("    ")
             line.append(marker)
             line.append(byte: UInt8(ascii: " "))
-            line.append(pair.key, escapedFor: .text)
+            line.append(pair.name, escapedFor: .text)
             line.append(": ")
             line.append(pair.value, escapedFor: .text)
             line.append(byte: UInt8(ascii: "\n"))
@@ -187,14 +187,18 @@ enum TextExport {
         line.append(byte: UInt8(ascii: "\""))
     }
 
+    /// The name, then spaces to the column's width and at least one: a longer name shifts the
+    /// rest of the line rather than touching it.
     private static func appendColumn(_ name: String, to line: inout ExportLine) {
         line.appendUnescaped(name)
-        for _ in name.utf8.count...columnWidth { line.append(byte: UInt8(ascii: " ")) }
+        for _ in 0..<max(1, columnWidth + 1 - name.utf8.count) { line.append(byte: UInt8(ascii: " ")) }
     }
 
+    /// `[label] `, with the label's brackets escaped: `api] CRITICAL [x` cannot close the column
+    /// and put a level of its own beside the real one.
     private static func appendLabel(_ label: String, to line: inout ExportLine) {
         line.append(byte: UInt8(ascii: "["))
-        line.append(label, escapedFor: .text)
+        line.append(label, escapedFor: .label)
         line.append("] ")
     }
 

@@ -61,19 +61,21 @@ enum HTMLBody {
         }
     }
 
-    /// The bytes as text when they are UTF-8 without NUL bytes; a cut body may end inside a
-    /// character, whose partial bytes are dropped.
+    /// The bytes as text when they are UTF-8 without NUL bytes. A cut body may end inside a
+    /// character: its partial bytes are dropped, and a character that ends right at the cut is kept.
     private static func text(_ bytes: [UInt8], isCut: Bool) -> String? {
         guard !bytes.contains(0) else { return nil }
         var end = bytes.count
         if isCut {
-            // Back off past continuation bytes (10xxxxxx) to the start of the cut character.
-            var back = 0
-            while back < 3, end > 0, bytes[end - 1] & 0xC0 == 0x80 {
-                end -= 1
-                back += 1
+            // Back off past continuation bytes (10xxxxxx), at most three, to the lead byte of the
+            // last character; drop that character only when its lead byte says it is longer.
+            var lead = end
+            while lead > 0, end - lead < 3, bytes[lead - 1] & 0xC0 == 0x80 { lead -= 1 }
+            if lead > 0, bytes[lead - 1] >= 0xC0 {
+                let byte = bytes[lead - 1]
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                if lead - 1 + length > end { end = lead - 1 }
             }
-            if end > 0, bytes[end - 1] >= 0xC0 { end -= 1 }
         }
         return String(validating: bytes[..<end], as: UTF8.self)
     }

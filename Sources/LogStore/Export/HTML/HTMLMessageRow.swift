@@ -9,7 +9,7 @@ enum HTMLMessageRow {
         json.raw("[")
         json.number(message.id)
         json.raw(",")
-        json.number(HTMLTime.milliseconds(message.createdAt))
+        json.number(Milliseconds.since1970(message.createdAt) ?? 0)
         json.raw(",")
         json.number(Int(message.level.rawValue))
         json.raw(",")

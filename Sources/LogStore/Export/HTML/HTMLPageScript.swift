@@ -342,6 +342,15 @@ enum HTMLPageScript {
         jsonTree(value, 0, pre);
         return pre;
       }
+      // jsonTree recurses once per level: a body of 100k nested arrays (valid JSON, which
+      // JSON.parse reads) would overflow the stack, so deeper JSON is shown as its text.
+      var JSON_DEPTH_LIMIT = 100;
+      function isShallow(value, levelsLeft) {
+        if (value === null || typeof value !== 'object') return true;
+        if (levelsLeft === 0) return false;
+        var items = Array.isArray(value) ? value : Object.keys(value).map(function (key) { return value[key]; });
+        return items.every(function (item) { return isShallow(item, levelsLeft - 1); });
+      }
       function body(parent, title, item, contentType) {
         var part = section(parent, title);
         if (!item) { part.appendChild(el('p', 'muted', 'None.')); return; }
@@ -366,7 +375,7 @@ enum HTMLPageScript {
           }
           part.appendChild(el('p', 'muted', (isJSON ? 'JSON' : (contentType || 'Text')) + ', ' + size(item.n)));
           if (item.cut) part.appendChild(el('p', 'note', 'Cut: showing the first ' + size(bodyLimit) + ' of ' + size(item.n) + ' (the page embeds at most ' + size(bodyLimit) + ' of each body; export an archive for the whole body).'));
-          part.appendChild(isJSON ? prettyJSON(parsed) : el('pre', 'code', text));
+          part.appendChild(isJSON && isShallow(parsed, JSON_DEPTH_LIMIT) ? prettyJSON(parsed) : el('pre', 'code', text));
         }
       }
       function waterfall(parent, transactions) {

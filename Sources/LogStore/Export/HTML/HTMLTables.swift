@@ -52,7 +52,7 @@ struct HTMLTables {
         if let session {
             json.raw(",")
             json.key("t")
-            json.number(HTMLTime.milliseconds(session.startDate))
+            json.number(Milliseconds.since1970(session.startDate) ?? 0)
             json.raw(",")
             json.key("app")
             json.string(session.app.name)
@@ -81,20 +81,5 @@ struct HTMLTables {
             json.raw("]")
         }
         json.raw("}")
-    }
-}
-
-/// Dates as the page holds them: milliseconds since 1970, which JavaScript's `Date` takes.
-enum HTMLTime {
-    static func milliseconds(_ date: Date) -> Int64 {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        // A date past ±292 million years would trap the conversion; no log has one, a damaged row might.
-        guard milliseconds.isFinite, abs(milliseconds) < 9e15 else { return 0 }
-        return Int64(milliseconds)
-    }
-
-    /// Keeps sub-millisecond precision for the phases of a transaction's waterfall.
-    static func preciseMilliseconds(_ date: Date?) -> Double? {
-        date.map { ($0.timeIntervalSince1970 * 1_000_000).rounded() / 1000 }
     }
 }

@@ -18,7 +18,7 @@ enum HTMLTaskRow {
         json.string(task.id.uuidString.lowercased())
         json.raw(",")
         json.key("t")
-        json.number(HTMLTime.milliseconds(task.createdAt))
+        json.number(Milliseconds.since1970(task.createdAt) ?? 0)
         json.raw(",")
         json.key("m")
         json.string(task.method)
@@ -140,7 +140,7 @@ enum HTMLTaskRow {
         ]
         var first = true
         for (name, start, end) in phases {
-            guard let start = HTMLTime.preciseMilliseconds(start), let end = HTMLTime.preciseMilliseconds(end) else { continue }
+            guard let start = preciseMilliseconds(start), let end = preciseMilliseconds(end) else { continue }
             if !first { json.raw(",") }
             first = false
             json.raw("[\"")
@@ -183,6 +183,12 @@ enum HTMLTaskRow {
         json.raw(",")
         json.number(transaction.responseBodyBytes)
         json.raw("]}")
+    }
+
+    /// A waterfall phase's end, in milliseconds since 1970 with its fraction (phases are often
+    /// shorter than a millisecond); `null` in the page when it is not finite.
+    private static func preciseMilliseconds(_ date: Date?) -> Double? {
+        date.map { ($0.timeIntervalSince1970 * 1_000_000).rounded() / 1000 }
     }
 
     private static func fetchType(_ type: NetworkTransactionMetrics.FetchType) -> String {
