@@ -23,8 +23,10 @@ extension LogStore {
     ///   - url: the file to create; its directory must exist and the file must not.
     ///   - format: ``ExportFormat/archive`` by default.
     ///   - options: what to include; everything by default.
-    ///   - progress: called with how far the export has got, a few times a second at most and one
-    ///     call at a time, from the threads doing the work (not the caller's); keep it quick.
+    ///   - progress: called as the export advances (at most every 100 ms, and at each new phase),
+    ///     one call at a time, from the threads doing the work (not the caller's), and a last time
+    ///     with ``ExportProgress/Phase/finished`` once the file is in place (never after a failure
+    ///     or a cancellation). Keep it quick.
     /// - Returns: what was written.
     /// - Throws: ``LogStoreError/fileAlreadyExists(_:)`` when `url` exists (nothing is overwritten);
     ///   ``LogStoreError/fileDoesntExist(_:)`` when its directory does not;
