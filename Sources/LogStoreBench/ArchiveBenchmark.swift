@@ -94,7 +94,7 @@ struct ArchiveBenchmark {
             Figure(
                 name: "archive.open_ms", value: openMs, baseline: untarMs, unit: "ms",
                 baselineDescription: "`tar -xzf` of the `.tar.gz` into a new directory; ours: `LogStore(archiveURL:)` of the "
-                    + "archive (checks, extraction on every core, fsync), closed after; medians of \(Self.opens)",
+                    + "archive (checks, extraction on every core), closed after; medians of \(Self.opens)",
                 target: "≤ 2,000 ms for 1M"),
             Figure(
                 name: "archive.query_latest100_ms", value: archiveQueryMs, baseline: storeQueryMs, unit: "ms",
