@@ -339,3 +339,39 @@ struct HARExportTests {
         }
     }
 }
+
+/// The HAR of the fixed export store, byte for byte (with what changes from run to run replaced).
+@Suite struct HARGoldenTests {
+    @Test func matchesTheGolden() async throws {
+        try await ExportFixture.withStore { store, exports in
+            let har = try await ExportFixture.export(store, .har, in: exports)
+            let sessions = try await store.sessions().map(\.id)
+            let normalised = Self.normalised(har, sessions: sessions)
+            if let path = ProcessInfo.processInfo.environment["PRINT_HAR_GOLDEN"] {
+                try normalised.write(toFile: path, atomically: true, encoding: .utf8)
+            }
+            #expect(normalised == Self.golden)
+        }
+    }
+
+    /// Session ids, the session page's start and the library version vary; the rest must not.
+    static func normalised(_ har: String, sessions: [UUID]) -> String {
+        var text = ExportFixture.normalised(har, sessions: sessions)
+        text = text.replacing(#/"version":"\d+\.\d+\.\d+"/#, with: "\"version\":\"VERSION\"")
+        // A page is a session: it starts when the test's store opened, named for the test process.
+        text = text.replacing(#/\{"startedDateTime":"[^"]*","id":"(SESSION\d)","title":"[^"]*"/#) {
+            "{\"startedDateTime\":\"START\",\"id\":\"\($0.output.1)\",\"title\":\"TITLE\""
+        }
+        return text
+    }
+
+    static let golden = #"""
+        {"log":{"version":"1.2","creator":{"name":"LogStore","version":"VERSION"},"entries":[
+        {"pageref":"SESSION1","startedDateTime":"2025-06-15T15:06:42.000Z","time":250,"request":{"method":"GET","url":"https://api.example.com/users?page=2","httpVersion":"unknown","cookies":[],"headers":[{"name":"Accept","value":"application/json"},{"name":"X-Trace","value":"t-1"}],"queryString":[{"name":"page","value":"2"}],"headersSize":-1,"bodySize":0},"response":{"status":200,"statusText":"OK","httpVersion":"unknown","cookies":[],"headers":[{"name":"Content-Type","value":"application/json"}],"content":{"size":12,"mimeType":"application/json","text":"{\"users\":[]}"},"redirectURL":"","headersSize":-1,"bodySize":12},"cache":{},"timings":{"blocked":-1,"dns":-1,"connect":-1,"ssl":-1,"send":0,"wait":250,"receive":0},"_taskID":"00000000-0000-4000-8000-000000000001","_label":"network","_taskType":"data","_state":"success"},
+        {"pageref":"SESSION1","startedDateTime":"2025-06-15T15:06:43.000Z","time":1500,"request":{"method":"POST","url":"https://api.example.com/orders","httpVersion":"unknown","cookies":[],"headers":[{"name":"Content-Type","value":"application/json"}],"queryString":[],"postData":{"mimeType":"application/json","text":"{\"id\":1}"},"headersSize":-1,"bodySize":8},"response":{"status":0,"statusText":"","httpVersion":"unknown","cookies":[],"headers":[],"content":{"size":0,"mimeType":"x-unknown","text":""},"redirectURL":"","headersSize":-1,"bodySize":-1,"_error":{"domain":"TestDomain","code":7,"description":"connection reset"}},"cache":{},"timings":{"blocked":-1,"dns":-1,"connect":-1,"ssl":-1,"send":0,"wait":1500,"receive":0},"_taskID":"00000000-0000-4000-8000-000000000002","_label":"network","_taskType":"data","_state":"failure"}
+        ],"pages":[
+        {"startedDateTime":"START","id":"SESSION1","title":"TITLE","pageTimings":{"onContentLoad":-1,"onLoad":-1}}
+        ]}}
+
+        """#
+}
