@@ -284,6 +284,39 @@ struct ArchiveTests {
         }
     }
 
+    @Test func closeWaitsForAnArchiveExportInProgress() async throws {
+        try await withTemporaryStoreURL { storeURL in
+            _ = try await Self.fill(storeURL)
+            let store = try await LogStore(storeURL: storeURL, options: [])
+            let target = storeURL.deletingLastPathComponent().appendingPathComponent("during-close.lsarchive")
+            let closing = Mutex<Task<Bool, any Error>?>(nil)
+            let report = try await store.export(to: target) { progress in
+                guard progress.phase == .compressing || progress.phase == .bodies else { return }
+                closing.withLock { task in
+                    if task == nil {
+                        task = Task {
+                            try await store.close()
+                            // When close() returns, the export it waited for has put its file in place.
+                            return FileManager.default.fileExists(atPath: target.path)
+                        }
+                    }
+                }
+            }
+            let closed = try #require(closing.withLock { $0 })
+            #expect(try await closed.value)
+            #expect(report.taskCount == 6)
+            let archive = try await LogStore(archiveURL: target)
+            for task in try await Self.allTasks(archive) {
+                let details = try #require(try await archive.task(id: task.id))
+                #expect(!details.isResponseBodyRemoved)
+            }
+            try await archive.close()
+            await #expect(throws: LogStoreError.closed) {
+                try await store.export(to: target.deletingLastPathComponent().appendingPathComponent("after.lsarchive"))
+            }
+        }
+    }
+
     @Test func aLongTargetNameStillGetsItsTemporaryFile() async throws {
         try await withTemporaryStore { store, storeURL in
             store.storeMessage(label: "a", level: .info, message: "one")

@@ -25,7 +25,7 @@ final class ArchiveDocument: Sendable {
     }
 
     func insertChunk(_ index: Int, _ data: [UInt8]) throws {
-        try connection.withLock { connection in
+        try writing { connection in
             let statement = try connection.cachedStatement("INSERT INTO database_chunks (id, data) VALUES (?, ?)")
             statement.bind(Int64(index), at: 1)
             data.withUnsafeBytes { statement.bind($0, at: 2) }
@@ -34,7 +34,7 @@ final class ArchiveDocument: Sendable {
     }
 
     func insertBlob(_ key: SHA1.Digest, _ data: Data) throws {
-        try connection.withLock { connection in
+        try writing { connection in
             let statement = try connection.cachedStatement("INSERT INTO blobs (key, data) VALUES (?, ?)")
             statement.bind(key.hex, at: 1)
             data.withUnsafeBytes { statement.bind($0, at: 2) }
@@ -44,8 +44,20 @@ final class ArchiveDocument: Sendable {
 
     func insertInfo(_ info: ArchiveInfo) throws {
         let json = String(decoding: try StoreJSON.compactEncoder.encode(info), as: UTF8.self)
-        try connection.withLock { connection in
+        try writing { connection in
             try connection.run("INSERT INTO archive_info (id, json) VALUES (1, ?)", [.text(json)])
+        }
+    }
+
+    /// Runs a write, with a full disk or a failed write reported as the file system's error on
+    /// the archive's file, as for any file an export writes.
+    private func writing(_ body: (Connection) throws -> Void) throws {
+        do {
+            try connection.withLock { try body($0) }
+        } catch let error as DatabaseError where error.isFull {
+            throw LogStoreError.fileSystem(url, operation: "write", errno: ENOSPC)
+        } catch let error as DatabaseError where error.isIOError {
+            throw LogStoreError.fileSystem(url, operation: "write", errno: error.systemErrno == 0 ? EIO : error.systemErrno)
         }
     }
 

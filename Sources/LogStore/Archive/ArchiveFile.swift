@@ -158,7 +158,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     /// and checked on the descriptor, not the path.
     private static func checkIsFile(_ url: URL) throws {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }) {
+        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }) {
         case .success(let opened): descriptor = opened
         case .failure(let error) where error.code == ENOENT: throw LogStoreError.fileDoesntExist(url)
         case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)

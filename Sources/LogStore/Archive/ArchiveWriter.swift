@@ -29,6 +29,8 @@ enum ArchiveWriter {
                 try Migrations.migrate(migrated)
                 if !options.selectsEverything {
                     try ArchiveSnapshot.copy(from: migrated, options: options, to: scratch, progress: progress)
+                    // The whole copy served its purpose: its disk goes back now, not at the end.
+                    unlink(whole.path)
                 }
             }
         }

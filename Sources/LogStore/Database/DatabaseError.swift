@@ -29,6 +29,10 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// Whether the failure is an attempt to write through a read-only connection or file.
     var isReadOnly: Bool { code == SQLITE_READONLY }
 
+    /// Whether reading or writing the file failed in the operating system (``systemErrno`` says
+    /// why: `EFBIG`, `EIO`, …).
+    var isIOError: Bool { code == SQLITE_IOERR }
+
     /// Whether a string, blob or statement was larger than SQLite's limits.
     var isTooBig: Bool { code == SQLITE_TOOBIG }
 

@@ -25,8 +25,11 @@ final class ExportDestination: Sendable {
         guard Files.isDirectory(directory) else { throw LogStoreError.fileDoesntExist(directory) }
         guard !Self.nameIsTaken(target) else { throw LogStoreError.fileAlreadyExists(target) }
         self.target = target
-        self.temporary = Self.temporaryName(beside: target, suffix: "partial")
+        // Created before it is stored: a failed creation must not let deinit remove whatever
+        // has that name.
+        let temporary = Self.temporaryName(beside: target, suffix: "partial")
         try Files.createNewOwnerOnlyFile(temporary)
+        self.temporary = temporary
     }
 
     deinit {
@@ -79,8 +82,10 @@ final class ExportDestination: Sendable {
             }
         }
         discard()
-        // The new name survives a power loss only once its directory is synced.
-        try sync(target.deletingLastPathComponent())
+        // The new name survives a power loss only once its directory is synced. The file is in
+        // place and its bytes are synced either way, so a directory that cannot be synced (some
+        // file systems refuse) does not make the export a failure.
+        try? sync(target.deletingLastPathComponent())
     }
 
     /// Removes the temporary files (after a commit, or for a failed or cancelled export).

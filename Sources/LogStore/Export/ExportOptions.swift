@@ -51,8 +51,11 @@ public struct ExportOptions: Sendable, Hashable {
     var selectsEverything: Bool {
         guard sessions.isEmpty, since == nil, until == nil else { return false }
         let everything = ExportOptions()
-        return messageQuery(pageSize: 1) == everything.messageQuery(pageSize: 1)
-            && taskQuery(pageSize: 1) == everything.taskQuery(pageSize: 1)
+        guard taskQuery(pageSize: 1) == everything.taskQuery(pageSize: 1) else { return false }
+        // With every task, every technical message travels anyway: asking for them changes nothing.
+        var messages = messageQuery(pageSize: 1)
+        messages?.includesTaskMessages = false
+        return messages == everything.messageQuery(pageSize: 1)
     }
 
     /// The message query an export pages through: the caller's filters narrowed by the

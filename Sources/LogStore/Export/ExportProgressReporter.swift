@@ -33,19 +33,24 @@ final class ExportProgressReporter: Sendable {
     /// Adds `units` done in `phase`; reports when due.
     func advance(_ phase: ExportProgress.Phase, by units: Int64 = 1) throws {
         try checkCancelled()
-        guard let callback else { return }
-        let now = ContinuousClock.now
-        let due: ExportProgress? = state.withLock { state in
-            state.completed += units
-            let isNewPhase = state.phase != phase
-            guard isNewPhase || state.lastReport.map({ now - $0 >= Self.interval }) ?? true else { return nil }
-            state.phase = phase
-            state.lastReport = now
-            return ExportProgress(phase: phase, completed: state.completed, total: state.total)
+        guard let callback else {
+            state.withLock { $0.completed += units }
+            return
         }
-        // Serialized: the compressing workers report from several threads, and a caller's
-        // callback (a progress bar) should not have to be reentrant.
-        if let due { delivery.withLock { _ in callback(due) } }
+        let now = ContinuousClock.now
+        // Under one lock from counting to calling: the compressing workers report from several
+        // threads, and a report must neither overlap another nor arrive after a newer one.
+        delivery.withLock { _ in
+            let due: ExportProgress? = state.withLock { state in
+                state.completed += units
+                let isNewPhase = state.phase != phase
+                guard isNewPhase || state.lastReport.map({ now - $0 >= Self.interval }) ?? true else { return nil }
+                state.phase = phase
+                state.lastReport = now
+                return ExportProgress(phase: phase, completed: state.completed, total: state.total)
+            }
+            if let due { callback(due) }
+        }
     }
 
     /// The last report: everything done.
@@ -88,10 +93,15 @@ final class ExportProgressReporter: Sendable {
         guard registered else { throw CancellationError() }
         // Unregistered before the connection can close: an interrupt never reaches a closed one.
         defer { interrupters.withLock { _ = $0.popLast() } }
+        let result: T
         do {
-            return try body()
+            result = try body()
         } catch where isCancelled {
             throw CancellationError()
         }
+        // An interrupt between two statements is lost (SQLite clears it as the next one starts):
+        // the flag still tells.
+        try checkCancelled()
+        return result
     }
 }

@@ -38,15 +38,20 @@ extension LogStore {
         progress: (@Sendable (ExportProgress) -> Void)? = nil
     ) async throws -> ExportReport {
         try checkOpen()
+        // close() waits for exports in progress: an archive's second phase runs off the readers.
+        try core.beginWork()
+        defer { core.endWork() }
         let started = ContinuousClock.now
         let reporter = ExportProgressReporter(progress)
+        let destination = try ExportDestination(target: url)
+        // Whatever happens, no temporary file outlives the call (commit removes them too).
+        defer { destination.discard() }
         let written: (counts: ExportCounts, byteCount: Int64, storeID: UUID?)
         switch format {
         case .archive:
             let files = core.blobFiles
             let storeID = core.manifest.withLock { $0.storeId }
             written = try await withTaskCancellationHandler {
-                let destination = try ExportDestination(target: url)
                 let scratch = try destination.makeCompanionFile("database")
                 // The store's connection only for the copy; the rest runs away from it (for an
                 // in-memory store that connection is the writer's: logging waits meanwhile).
@@ -70,12 +75,13 @@ extension LogStore {
             let readBody = bodyReader(forgivingRemovedFiles: true)
             written = try await withTaskCancellationHandler {
                 try await core.read { connection in
-                    let destination = try ExportDestination(target: url)
-                    let counts = try connection.transaction(.deferred) {
-                        let source = ExportSource(connection: connection, options: options, readBody: readBody)
-                        reporter.setTotal(Int64(try source.messageCount() + source.taskCount()))
-                        return try destination.withOutput { output in
-                            try Self.writeStreaming(format, source: source, output: output, progress: reporter)
+                    let counts = try reporter.interruptible(connection) {
+                        try connection.transaction(.deferred) {
+                            let source = ExportSource(connection: connection, options: options, readBody: readBody)
+                            reporter.setTotal(Int64(try source.messageCount() + source.taskCount()))
+                            return try destination.withOutput { output in
+                                try Self.writeStreaming(format, source: source, output: output, progress: reporter)
+                            }
                         }
                     }
                     try destination.commit()
@@ -127,9 +133,12 @@ extension LogStore {
 
     /// Runs `work` on a global queue: long file work must not hold one of Swift's few
     /// cooperative threads.
+    /// Errors come out as the store reports them (no `DatabaseError` escapes).
     static func offCooperativeThreads<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try work() }.mapError { StoreCore.reported($0) })
+            }
         }
     }
 }

@@ -137,6 +137,7 @@ extension LogStoreError {
         case let error as LogStoreError: self = error
         case let error as DatabaseError: self = .database(error)
         case is ReaderPool.Closed: self = .closed
+        case let error as ZlibError: self = .unexpected("zlib failed: \(error)")
         default: return nil
         }
     }

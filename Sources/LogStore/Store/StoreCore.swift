@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -28,6 +29,9 @@ final class StoreCore: Sendable {
     /// The archive this store reads (``LogStore/init(archiveURL:limits:)``), with the private
     /// directory its database was extracted into; both go at close.
     let archive: OpenedArchive?
+    /// Long work that uses the store's files without holding a reader (an archive export's
+    /// second phase): `close()` waits for it.
+    private let work = DispatchGroup()
     /// The one shutdown: every `close()` (and `destroy()`, and the release of the store) waits
     /// for it and gets its result.
     private let shutdown = Mutex<Shutdown>(.notStarted)
@@ -120,6 +124,20 @@ final class StoreCore: Sendable {
 
     // MARK: Closing
 
+    /// Registers work `close()` must wait for; ``endWork()`` when it is done.
+    ///
+    /// - Throws: ``LogStoreError/closed`` once the shutdown has started.
+    func beginWork() throws {
+        try shutdown.withLock { shutdown in
+            guard case .notStarted = shutdown else { throw LogStoreError.closed }
+            work.enter()
+        }
+    }
+
+    func endWork() {
+        work.leave()
+    }
+
     /// Stops everything once: the readers, then the writer (which drains what was logged,
     /// checkpoints and closes its connection), then the lock. Concurrent and later callers wait
     /// for the same shutdown and get its result.
@@ -157,11 +175,14 @@ final class StoreCore: Sendable {
             // Live tails end now: their reads would fail once the readers close.
             commitWatch?.close()
             commits.finish()
-            // The closures hold the core until the shutdown is over.
-            if let readers {
-                readers.close { self.stopWriter() }
-            } else {
-                stopWriter()
+            // Work that runs off the readers (an export's compression) finishes first; the
+            // closures hold the core until the shutdown is over.
+            work.notify(queue: .global()) {
+                if let readers = self.readers {
+                    readers.close { self.stopWriter() }
+                } else {
+                    self.stopWriter()
+                }
             }
         case .wait:
             break
