@@ -176,13 +176,19 @@ final class StoreCore: Sendable {
             commitWatch?.close()
             commits.finish()
             // Work that runs off the readers (an export's compression) finishes first; the
-            // closures hold the core until the shutdown is over.
-            work.notify(queue: .global()) {
+            // closures hold the core until the shutdown is over. Without any, the readers close
+            // now: calls from then on throw `closed` at once, as callers of close() expect.
+            let closeReaders = {
                 if let readers = self.readers {
                     readers.close { self.stopWriter() }
                 } else {
                     self.stopWriter()
                 }
+            }
+            if work.wait(timeout: .now()) == .success {
+                closeReaders()
+            } else {
+                work.notify(queue: .global(), execute: closeReaders)
             }
         case .wait:
             break
