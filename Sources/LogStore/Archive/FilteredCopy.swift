@@ -73,20 +73,21 @@ enum FilteredCopy {
             from: source,
             select: "SELECT * FROM task_transactions WHERE task_id IN (SELECT value FROM json_each(?))",
             [.text(taskIDs)], into: "task_transactions")
-        let heads = try idList(target, """
-            SELECT request_head_id FROM tasks WHERE request_head_id IS NOT NULL
-            UNION SELECT response_head_id FROM tasks WHERE response_head_id IS NOT NULL
+        try copyReferenced("task_heads", by: "request_head_id", "response_head_id", from: source, to: target)
+        try copyReferenced("blobs", by: "request_body_id", "response_body_id", from: source, to: target)
+    }
+
+    /// Copies the rows of `table` that the copied tasks' two columns refer to.
+    private static func copyReferenced(
+        _ table: String, by first: String, _ second: String, from source: Connection, to target: Connection
+    ) throws {
+        let ids = try idList(target, """
+            SELECT \(first) FROM tasks WHERE \(first) IS NOT NULL
+            UNION SELECT \(second) FROM tasks WHERE \(second) IS NOT NULL
             """)
         try target.copyRows(
-            from: source, select: "SELECT * FROM task_heads WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
-            [.text(heads)], into: "task_heads")
-        let bodies = try idList(target, """
-            SELECT request_body_id FROM tasks WHERE request_body_id IS NOT NULL
-            UNION SELECT response_body_id FROM tasks WHERE response_body_id IS NOT NULL
-            """)
-        try target.copyRows(
-            from: source, select: "SELECT * FROM blobs WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
-            [.text(bodies)], into: "blobs")
+            from: source, select: "SELECT * FROM \(table) WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            [.text(ids)], into: table)
     }
 
     /// Counts, blocks and links as the copied rows make them.
