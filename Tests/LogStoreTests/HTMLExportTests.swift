@@ -143,7 +143,7 @@ struct HTMLExportTests {
             let script = try #require(page.script)
             let scriptFile = url.deletingLastPathComponent().appendingPathComponent("script-\(UUID().uuidString).js")
             try Data(script.utf8).write(to: scriptFile)
-            let hex = try runProcess(sha256sum, [scriptFile.path]).standardOutput.prefix(64)
+            let hex = try await onOwnThread { try runProcess(sha256sum, [scriptFile.path]) }.standardOutput.prefix(64)
             let hash = try #require(policy.firstMatch(of: #/sha256-([A-Za-z0-9+\/=]+)'/#)?.1)
             let digest = try #require(Data(base64Encoded: String(hash)))
             #expect(digest.map { String(format: "%02x", $0) }.joined() == hex)

@@ -20,7 +20,7 @@ struct TailTests {
     /// gaps `gaps` receives in between (the tail calls `onGap` on the consuming task, before the
     /// next message, so the order is exact).
     func consume(
-        _ tail: MessageTail, count: Int, gaps: GapRecorder? = nil, seconds: Double = 10,
+        _ tail: MessageTail, count: Int, gaps: GapRecorder? = nil, seconds: Double = 30,
         pause: (@Sendable (Int) async throws -> Void)? = nil
     ) async throws -> (seen: [Seen], messages: [LogStore.Message]) {
         try await withinTimeLimit(seconds: seconds) {
