@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -59,29 +58,15 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         case .failure(let error): throw LogStoreError.fileSystem(destination, operation: "create", errno: error.code)
         }
         defer { Glibc.close(descriptor) }
-        let chunks = info.chunks
-        let next = Atomic<Int>(0)
-        let failure = Mutex<(any Error)?>(nil)
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, chunks.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            do {
-                let decompressor = try ZlibDecompressor()
-                while failure.withLock({ $0 == nil }) {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    guard index < chunks.count else { return }
-                    let bytes = try chunk(index, decompressor: decompressor)
-                    let offset = off_t(index) * off_t(ArchiveFormat.chunkSize)
-                    if let error = bytes.withUnsafeBytes({ raw in Self.writeAll(raw, to: descriptor, at: offset) }) {
-                        throw LogStoreError.fileSystem(destination, operation: "write", errno: error)
-                    }
-                }
-            } catch {
-                failure.withLock { if $0 == nil { $0 = error } }
+        try ChunkWorkers.forEach(info.chunks.count, makeState: { try ZlibDecompressor() }) { decompressor, index in
+            let bytes = try chunk(index, decompressor: decompressor)
+            let offset = off_t(index) * off_t(ArchiveFormat.chunkSize)
+            if let error = bytes.withUnsafeBytes({ raw in Self.writeAll(raw, to: descriptor, at: offset) }) {
+                throw LogStoreError.fileSystem(destination, operation: "write", errno: error)
             }
         }
         // No fsync: the copy is thrown away at close, and after a crash by the next open, so
         // forcing it to disk (hundreds of MB for a large store) would buy nothing.
-        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// Chunk `index`, verified and decompressed.

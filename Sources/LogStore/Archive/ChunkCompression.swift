@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -24,33 +23,20 @@ enum ChunkCompression {
         defer { close(descriptor) }
         let chunkCount = Int((size + Int64(ArchiveFormat.chunkSize) - 1) / Int64(ArchiveFormat.chunkSize))
         let entries = Mutex([ArchiveInfo.Chunk?](repeating: nil, count: chunkCount))
-        let next = Atomic<Int>(0)
-        let failure = Mutex<(any Error)?>(nil)
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, chunkCount))
-
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            do {
-                let compressor = try ZlibCompressor(level: level)
-                var input = [UInt8](repeating: 0, count: ArchiveFormat.chunkSize)
-                while failure.withLock({ $0 == nil }) {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    guard index < chunkCount else { return }
-                    let offset = Int64(index) * Int64(ArchiveFormat.chunkSize)
-                    let length = Int(min(Int64(ArchiveFormat.chunkSize), size - offset))
-                    try readFully(descriptor, into: &input, count: length, at: offset, url: url)
-                    let packed = try input.withUnsafeBytes { raw in
-                        try compressor.compress(UnsafeRawBufferPointer(rebasing: raw[..<length]))
-                    }
-                    let crc = packed.withUnsafeBytes { crc32Checksum($0) }
-                    try archive.insertChunk(index, packed)
-                    entries.withLock { $0[index] = ArchiveInfo.Chunk(size: length, storedSize: packed.count, crc32: crc) }
-                    try progress.advance(.compressing, by: Int64(length))
-                }
-            } catch {
-                failure.withLock { if $0 == nil { $0 = error } }
+        try ChunkWorkers.forEach(chunkCount) {
+            (try ZlibCompressor(level: level), [UInt8](repeating: 0, count: ArchiveFormat.chunkSize))
+        } _: { state, index in
+            let offset = Int64(index) * Int64(ArchiveFormat.chunkSize)
+            let length = Int(min(Int64(ArchiveFormat.chunkSize), size - offset))
+            try readFully(descriptor, into: &state.1, count: length, at: offset, url: url)
+            let packed = try state.1.withUnsafeBytes { raw in
+                try state.0.compress(UnsafeRawBufferPointer(rebasing: raw[..<length]))
             }
+            let crc = packed.withUnsafeBytes { crc32Checksum($0) }
+            try archive.insertChunk(index, packed)
+            entries.withLock { $0[index] = ArchiveInfo.Chunk(size: length, storedSize: packed.count, crc32: crc) }
+            try progress.advance(.compressing, by: Int64(length))
         }
-        if let error = failure.withLock({ $0 }) { throw error }
         return try entries.withLock { entries in
             try entries.map { entry in
                 guard let entry else { throw LogStoreError.unexpected("a database chunk was not compressed") }
