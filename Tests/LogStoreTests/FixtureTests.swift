@@ -138,6 +138,54 @@ import Testing
         }
     }
 
+    // MARK: Schema 6: the last store before task directions
+
+    static let v6TaskID = UUID(uuidString: "A66B1D2D-2C63-436F-AC6E-65CAF8248CC7")!
+
+    /// What the schema 6 fixture holds, checked the same way read-only and after migrating.
+    private func checkV6Contents(_ store: LogStore) async throws {
+        let info = try await store.info()
+        #expect(info.taskCount == 40)
+        #expect(info.blobCount == 34)
+        #expect(try await store.count(MessageQuery()) == 400)
+        #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 34)
+        #expect(try await store.count(MessageQuery(labels: ["http"])) == 79)
+        #expect(try await store.tasks(TaskQuery(states: [.success], limit: 100)).tasks.count == 33)
+        #expect(try await store.tasks(TaskQuery(states: [.failure], limit: 100)).tasks.count == 5)
+        #expect(try await store.tasks(TaskQuery(states: [.pending], limit: 100)).tasks.count == 2)
+
+        let task = try #require(try await store.task(id: Self.v6TaskID))
+        #expect(task.summary.host == "reports.shop.internal")
+        #expect(task.summary.statusCode == 200)
+        #expect(task.request?.method == "GET")
+        #expect(task.responseBodyKey == "e6b02dc234ea36d20f1a1cfb424569781f76a2e9")
+        let body = try #require(try await store.blobData(forKey: "e6b02dc234ea36d20f1a1cfb424569781f76a2e9"))
+        #expect(body.count == 1_835_770)
+    }
+
+    @Test func storeV6MigratesInPlaceAndKeepsEverything() async throws {
+        try await withCopy(of: "store-v6.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [])
+            #expect(try await store.info().schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
+            try await checkV6Contents(store)
+            #expect(try await store.info().sessionCount == 3)  // the fixture's two, and this open's
+            let check = try await store.read { db in try db.scalar("PRAGMA integrity_check") }
+            #expect(check == .text("ok"))
+            try await store.close()
+        }
+    }
+
+    @Test func storeV6OpensReadOnly() async throws {
+        try await withCopy(of: "store-v6.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            #expect(try await store.info().schemaVersion == LogStore.Version(6, 0, 0))
+            try await checkV6Contents(store)
+            #expect(try await store.sessions().count == 2)
+            try await store.close()
+        }
+    }
+
     // MARK: Archive format 1
 
     /// The archive this version writes (schema 6, archive format 1; it records library 0.4.0, the
