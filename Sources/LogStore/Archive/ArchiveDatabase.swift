@@ -16,7 +16,9 @@ enum ArchiveDatabase {
         return connection
     }
 
-    /// Checks the extracted database's schema version and every object in its schema.
+    /// Checks the extracted database's schema version and every object in its schema: exactly
+    /// the schema a store of that version has (an archive of an older library holds an older
+    /// schema, from ``Migrations/firstArchiveVersion`` on).
     ///
     /// - Throws: ``LogStoreError/unsupportedVersion(found:supported:)`` for a newer schema;
     ///   ``LogStoreError/storeInvalid(_:reason:)``, naming `archive`, for anything else.
@@ -28,7 +30,7 @@ enum ArchiveDatabase {
         }
         guard version == schemaVersion else { throw invalid("its database and its info record disagree on the schema version") }
         let found = try objects(connection)
-        let expected = try expectedObjects()
+        let expected = try expectedObjects(version: version)
         guard found.keys == expected.keys else {
             let planted = Set(found.keys).subtracting(expected.keys).sorted()
             throw invalid(planted.isEmpty
@@ -66,11 +68,24 @@ enum ArchiveDatabase {
         return objects
     }
 
-    /// The schema a new store of this version has.
-    private static func expectedObjects() throws -> [String: String] {
+    /// Brings the checked database at `url`, of an older schema, up to this library's: it is the
+    /// store's own private copy, extracted for this open, so migrating it changes nothing of the
+    /// archive. Its schema was checked to be exactly one a store of that version had, so only
+    /// this library's own migrations run on it; the caller checks the result again.
+    static func migrate(_ url: URL) throws {
+        let connection = try Connection(path: url.path, mode: .readWrite(create: false))
+        defer { connection.close() }
+        try connection.hardenForUntrustedFile(.checkedSchema, maxLength: maximumValueLength)
+        // A scratch file: a crash leaves it to be deleted with its directory, so no journal.
+        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try Migrations.migrate(connection)
+    }
+
+    /// The schema a new store has at `version` (this library's latest unless older).
+    private static func expectedObjects(version: Int) throws -> [String: String] {
         let connection = try Connection(path: ":memory:", mode: .readWrite(create: true))
         defer { connection.close() }
-        try Migrations.migrate(connection)
+        try Migrations.migrate(connection, upTo: version)
         return try objects(connection)
     }
 }

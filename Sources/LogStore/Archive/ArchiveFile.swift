@@ -215,8 +215,8 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         guard info.schemaVersion <= Migrations.latestVersion else {
             throw LogStoreError.unsupportedVersion(found: .schema(info.schemaVersion), supported: .schema(Migrations.latestVersion))
         }
-        guard info.schemaVersion == Migrations.latestVersion else {
-            throw invalid("its database has schema \(info.schemaVersion); archives start at \(Migrations.latestVersion)")
+        guard info.schemaVersion >= Migrations.firstArchiveVersion else {
+            throw invalid("its database has schema \(info.schemaVersion); archives start at \(Migrations.firstArchiveVersion)")
         }
         guard info.databaseSize >= 0, info.blobFileSize >= 0 else { throw invalid("its info record gives negative sizes") }
         // Added with a check: two claims near Int64.max would otherwise trap.

@@ -9,7 +9,7 @@ enum Migrations {
     static let all: [Step] = [
         Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
         Step(sql: "", apply: Schema.version4), Step(sql: Schema.version5),
-        Step(sql: Schema.version6),
+        Step(sql: Schema.version6), Step(sql: Schema.version7),
     ]
 
     /// One migration.
@@ -35,6 +35,14 @@ enum Migrations {
     /// The first schema version with the task URL index (`task_search`).
     static let firstVersionWithTaskSearch = 6
 
+    /// The first schema version with `tasks.direction` and the `task_rows` view. Tasks of an
+    /// older store opened read-only are all outbound.
+    static let firstVersionWithDirection = 7
+
+    /// The oldest schema an archive may hold: archives came with schema 6. An archive of an
+    /// older library (schema 6 up to ``latestVersion``) opens with its private copy migrated.
+    static let firstArchiveVersion = 6
+
     /// The database was written by a newer library: the store reports it as
     /// `unsupportedVersion`.
     struct NewerSchema: Error {
@@ -42,16 +50,17 @@ enum Migrations {
         let supported: Int
     }
 
-    /// Brings the database up to ``latestVersion``, each step in its own transaction.
+    /// Brings the database up to ``latestVersion`` (or `target`, an older version, for a
+    /// database to compare an old one with), each step in its own transaction.
     ///
     /// - Throws: ``NewerSchema`` when the database is newer than this library; it is left
     ///   untouched.
-    static func migrate(_ connection: Connection) throws {
+    static func migrate(_ connection: Connection, upTo target: Int = latestVersion) throws {
         let current = try currentVersion(connection)
         guard current <= latestVersion else {
             throw NewerSchema(found: current, supported: latestVersion)
         }
-        for version in current..<latestVersion {
+        for version in current..<max(current, min(target, latestVersion)) {
             let step = all[version]
             if step.rebuildsTables { try connection.setForeignKeys(false) }
             let migrated = Result { try connection.transaction {

@@ -41,6 +41,10 @@ struct HAREntry {
         json.field("_label", summary.label)
         json.field("_taskType", String(describing: summary.taskType))
         json.field("_state", String(describing: summary.state))
+        // Only on inbound entries: HAR describes what a client sent and received, which an
+        // outbound task is; an inbound one is a request this process answered, so it says so,
+        // and exports of outbound tasks stay as they were.
+        if summary.direction == .inbound { json.field("_direction", summary.direction.rawValue) }
         if let description = details?.taskDescription { json.field("_taskDescription", description) }
         if let decodingError = details?.decodingError { json.field("_decodingError", decodingError) }
         json.endObject()

@@ -70,6 +70,8 @@ enum NDJSONExport {
         line.append(jsonString: name(of: task.taskType))
         line.appendKey("state")
         line.append(jsonString: name(of: task.state))
+        line.appendKey("direction")
+        line.append(jsonString: task.direction.rawValue)
         line.appendKey("method")
         line.append(jsonString: task.method)
         line.appendKey("url")

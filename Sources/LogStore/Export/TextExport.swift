@@ -80,12 +80,15 @@ enum TextExport {
         line.append(byte: UInt8(ascii: "\n"))
     }
 
-    /// `time STATE [label] METHOD STATUS URL DURATION sent=…B received=…B`, then the error.
+    /// `time STATE [label] METHOD STATUS URL DURATION sent=…B received=…B`, then the error; a
+    /// request this process handled has `inbound` before its method (outbound calls, most
+    /// tasks, are left unmarked).
     static func appendTask(_ task: NetworkTaskSummary, to line: inout ExportLine) {
         line.append(timestamp: task.createdAt)
         line.append(byte: UInt8(ascii: " "))
         appendColumn(stateNames[task.state] ?? "", to: &line)
         appendLabel(task.label, to: &line)
+        if task.direction == .inbound { line.append("inbound ") }
         line.append(task.method.map(Self.nonEmpty) ?? "-", escapedFor: .text)
         line.append(byte: UInt8(ascii: " "))
         if let status = task.statusCode { line.append(integer: status) } else { line.append("---") }

@@ -8,14 +8,15 @@ extension BatchWriter {
         let url = created.request.url
         try connection.cachedStatement("""
             INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
-                               request_head_id, task_description)
-            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
+                               request_head_id, task_description, direction)
+            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (uuid) DO NOTHING
             """).bindAndRun([
                 .text(created.taskID.uuidString), .integer(sessionRowID), .integer(try labelID(for: created.label)),
                 .real(created.createdAt.timeIntervalSince1970), .integer(Int64(created.taskType.rawValue)),
                 .text(created.request.method.uppercased()), Self.text(url?.absoluteString), Self.text(url?.host?.lowercased()),
                 Self.text(url?.path), head.map { .integer($0) } ?? .null, Self.text(created.taskDescription),
+                .integer(created.direction.storedValue),
             ])
         if connection.changes == 0, let head {
             // A second creation of the same task: its head link was not used.
@@ -65,6 +66,7 @@ extension BatchWriter {
             .integer(Int64(requestBody?.count ?? 0)), .integer(responseBodySize), .integer(flags),
             Self.text(completed.taskDescription), Self.text(completed.decodingError),
             metadata.isEmpty ? .null : .text(MetadataJSON.encode(metadata.mapValues { .string($0) })),
+            .integer(completed.direction.storedValue),
         ]
         // Most completions are new tasks (every `storeRequest`): insert first, and look the task
         // up only when its id is taken.
@@ -73,8 +75,8 @@ extension BatchWriter {
             INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
                 status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
                 request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
-                response_body_size, body_flags, task_description, decoding_error, metadata, uuid)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (uuid) DO NOTHING
             """).bindAndRun(values + [.text(completed.taskID.uuidString)])
         if connection.changes == 1 {
@@ -97,7 +99,7 @@ extension BatchWriter {
                     error_description = ?, content_type = ?, duration = ?, redirect_count = ?, request_head_id = ?,
                     response_head_id = ?, request_body_id = ?, response_body_id = ?, request_body_size = ?,
                     response_body_size = ?, body_flags = ?, task_description = coalesce(?, task_description),
-                    decoding_error = ?, metadata = ?
+                    decoding_error = ?, metadata = ?, direction = ?
                 WHERE id = ?
                 """).bindAndRun(values)
             taskRowID = existing.rowID

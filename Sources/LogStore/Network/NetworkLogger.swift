@@ -70,6 +70,7 @@ public final class NetworkLogger: Sendable {
 
     private struct OpenTask {
         var type: NetworkTaskType
+        var direction: NetworkTaskDirection = .outbound
         var createdAt: Date
         var request: NetworkRequest
         var taskDescription: String?
@@ -171,20 +172,31 @@ public final class NetworkLogger: Sendable {
     }
 
     /// A task started.
+    ///
+    /// - Parameters:
+    ///   - taskID: the task's identity, shared by all its calls.
+    ///   - type: data (default), download, upload, stream or WebSocket.
+    ///   - request: the request as sent (or, inbound, as received), with its body when known.
+    ///   - createdAt: when it started. Default: now.
+    ///   - taskDescription: a description of the task.
+    ///   - direction: ``NetworkTaskDirection/outbound`` (default) for a call this process makes,
+    ///     ``NetworkTaskDirection/inbound`` for a request it is handling; kept until completion.
     public func logTaskCreated(
         taskID: UUID, type: NetworkTaskType = .data, request: NetworkRequest, createdAt: Date = Date(),
-        taskDescription: String? = nil
+        taskDescription: String? = nil, direction: NetworkTaskDirection = .outbound
     ) {
         let isAllowed = filter.allows(request.url)
         let isNew = insert(
             taskID,
             isAllowed
-                ? .open(OpenTask(type: type, createdAt: createdAt, request: request, taskDescription: taskDescription))
+                ? .open(OpenTask(
+                    type: type, direction: direction, createdAt: createdAt, request: request,
+                    taskDescription: taskDescription))
                 : .excluded)
         guard isNew, isAllowed else { return }
         store.core.ingest(.networkTaskCreated(.init(
             taskID: taskID, taskType: type, createdAt: createdAt, request: request, label: label,
-            taskDescription: taskDescription)))
+            taskDescription: taskDescription, direction: direction)))
     }
 
     /// The task's progress: `completed` of `total` units (bytes for data tasks; -1 when unknown).
@@ -251,9 +263,13 @@ public final class NetworkLogger: Sendable {
     ///   - responseBody: the whole body, when it was not reported with ``logDataReceived(taskID:data:)``.
     ///   - request: the request, for a task whose creation was not logged.
     ///   - type: the task type, for a task whose creation was not logged.
+    ///   - completedAt: when it finished. Default: now.
+    ///   - direction: the direction, for a task whose creation was not logged (a created task
+    ///     keeps the one it was created with). Default: ``NetworkTaskDirection/outbound``.
     public func logTaskCompleted(
         taskID: UUID, response: NetworkResponse?, error: (any Error)?, responseBody: Data? = nil,
-        request: NetworkRequest? = nil, type: NetworkTaskType = .data, completedAt: Date = Date()
+        request: NetworkRequest? = nil, type: NetworkTaskType = .data, completedAt: Date = Date(),
+        direction: NetworkTaskDirection = .outbound
     ) {
         let record = state.withLock { state -> TaskRecord? in
             guard let entry = state.tasks.removeValue(forKey: taskID) else { return nil }
@@ -270,7 +286,7 @@ public final class NetworkLogger: Sendable {
             // Completion without creation: store what this call knows.
             let request = request ?? NetworkRequest(url: response?.url)
             guard filter.allows(request.url) else { return }
-            task = OpenTask(type: type, createdAt: completedAt, request: request)
+            task = OpenTask(type: type, direction: direction, createdAt: completedAt, request: request)
         }
         // Past the size limit the chunks stopped accumulating: keep the size, not a cut body.
         let isOverLimit = task.receivedBytes > Int64(store.configuration.bodySizeLimit)
@@ -280,7 +296,7 @@ public final class NetworkLogger: Sendable {
             duration: max(0, completedAt.timeIntervalSince(task.createdAt)),
             request: task.request, response: response, error: error.map { NetworkError($0) },
             requestBody: task.request.body, responseBody: body, metrics: task.metrics, label: label,
-            taskDescription: task.taskDescription, decodingError: task.decodingError)
+            taskDescription: task.taskDescription, decodingError: task.decodingError, direction: task.direction)
         if responseBody == nil, isOverLimit { completed.responseBodySize = task.receivedBytes }
         store.core.ingest(.networkTaskCompleted(completed))
     }

@@ -10,6 +10,7 @@ public import Foundation
 /// let failures = try await store.tasks(TaskQuery(hosts: ["api.example.com"], states: [.failure]))
 /// let slowAPI = try await store.tasks(TaskQuery(paths: ["/api/v1"], durations: 1.0 ... .infinity))
 /// let orders = try await store.count(TaskQuery(urlText: .plain("orders"), isFailure: true))
+/// let served = try await store.tasks(TaskQuery(directions: [.inbound]))
 /// ```
 public struct TaskQuery: Sendable, Hashable {
     /// Hosts to include (exact, case-insensitive); empty for all.
@@ -54,6 +55,9 @@ public struct TaskQuery: Sendable, Hashable {
     /// Tasks whose response body the sweep removed (`true`; ``NetworkTaskDetails/isResponseBodyRemoved``),
     /// those whose response body it did not remove (`false`), or all (`nil`).
     public var isResponseBodyRemoved: Bool?
+    /// Directions to include (calls made, requests handled); empty for all. Tasks of a store
+    /// written before schema 7 are all outbound.
+    public var directions: [NetworkTaskDirection]
     /// Labels of their technical messages; empty for all.
     public var labels: [String]
     /// Sessions to include; empty for all.
@@ -103,8 +107,9 @@ public struct TaskQuery: Sendable, Hashable {
         durations: ClosedRange<TimeInterval>? = nil, contentTypes: [String] = [], isResponseBodyRemoved: Bool? = nil,
         labels: [String] = [], sessions: [UUID] = [], since: Date? = nil,
         until: Date? = nil, order: SortOrder = .newestFirst, limit: Int = 100,
-        cursor: Cursor? = nil
+        cursor: Cursor? = nil, directions: [NetworkTaskDirection] = []
     ) {
+        self.directions = directions
         self.hosts = hosts
         self.paths = paths
         self.methods = methods
@@ -169,6 +174,8 @@ public struct NetworkTaskSummary: Sendable, Hashable, Codable, Identifiable {
     public var responseBodySize: Int64
     /// Progress: units done and expected, while it runs.
     public var progress: NetworkProgress?
+    /// A call this process made (outbound, the default) or a request it handled (inbound).
+    public var direction: NetworkTaskDirection = .outbound
 }
 
 /// Everything stored about one network task: ``LogStore/task(id:)``.

@@ -15,8 +15,17 @@ struct TaskQuerySQL {
     /// (a label or session the store does not have).
     ///
     /// - Throws: ``LogStoreError/invalidArgument(_:)`` for a blank content type.
-    static func resolving(_ query: TaskQuery, connection: Connection) throws -> TaskQuerySQL? {
+    static func resolving(_ query: TaskQuery, connection: Connection, schemaVersion: Int) throws -> TaskQuerySQL? {
         var sql = TaskQuerySQL()
+        let directions = Set(query.directions)
+        if directions.count == 1, let direction = directions.first {
+            if schemaVersion >= Migrations.firstVersionWithDirection {
+                // `= 1` is `tasks_by_direction`'s own condition, so inbound pages read that index.
+                sql.add("t.direction = \(direction.storedValue)")
+            } else if direction == .inbound {
+                return nil  // an older schema's tasks are all outbound
+            }
+        }
         // Labels and sessions resolve to row ids first (small tables): no join on every task.
         if !query.labels.isEmpty {
             let ids = try LabelNames(connection: connection).ids(for: query.labels)

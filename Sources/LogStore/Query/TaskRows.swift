@@ -2,15 +2,21 @@ import Foundation
 
 /// Reading `tasks` rows into summaries and details.
 enum TaskRows {
-    static let columns = """
+    /// The summary's columns on a database of schema `version`: before schema 7 every task was
+    /// outbound, and a store opened read-only keeps its older schema.
+    static func columns(_ version: Int) -> String {
+        """
         t.id, t.uuid, s.uuid, l.name, t.created_at, t.task_type, t.state, t.method, t.url, t.host, t.status_code,
         t.error_code, t.error_domain, t.error_description, t.content_type, t.duration, t.request_body_size,
-        t.response_body_size, t.progress_completed, t.progress_total
+        t.response_body_size, t.progress_completed, t.progress_total, \
+        \(version >= Migrations.firstVersionWithDirection ? "t.direction" : "0")
         """
+    }
 
     static func page(_ query: TaskQuery, connection: Connection) throws -> TaskPage {
-        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks,
-            let filters = try TaskQuerySQL.resolving(query, connection: connection)
+        let version = try Migrations.currentVersion(connection)
+        guard version >= Migrations.firstVersionWithTasks,
+            let filters = try TaskQuerySQL.resolving(query, connection: connection, schemaVersion: version)
         else { return TaskPage(tasks: [], nextCursor: nil) }
         let newestFirst = query.order == .newestFirst
         var extra: [String] = []
@@ -21,7 +27,7 @@ enum TaskRows {
         }
         let pageSize = max(1, query.limit)
         var tasks: [NetworkTaskSummary] = try TaskURLIndex.withSearchTable(filters, connection: connection) { table in
-            let sql = "SELECT \(columns) FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN labels l ON l.id = t.label_id"
+            let sql = "SELECT \(columns(version)) FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN labels l ON l.id = t.label_id"
                 + filters.whereClause(searchTable: table, extra: extra)
                 + (newestFirst ? " ORDER BY t.id DESC" : " ORDER BY t.id ASC") + " LIMIT \(pageSize + 1)"
             let statement = try connection.prepare(sql)
@@ -41,8 +47,9 @@ enum TaskRows {
 
     /// How many tasks match `query`'s filters; its order, limit and cursor are ignored.
     static func count(_ query: TaskQuery, connection: Connection) throws -> Int {
-        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks,
-            let filters = try TaskQuerySQL.resolving(query, connection: connection)
+        let version = try Migrations.currentVersion(connection)
+        guard version >= Migrations.firstVersionWithTasks,
+            let filters = try TaskQuerySQL.resolving(query, connection: connection, schemaVersion: version)
         else { return 0 }
         return try TaskURLIndex.withSearchTable(filters, connection: connection) { table in
             let statement = try connection.prepare("SELECT count(*) FROM tasks t" + filters.whereClause(searchTable: table))
@@ -59,8 +66,9 @@ enum TaskRows {
     static func withMatchingRowsSQL(
         _ query: TaskQuery, connection: Connection, _ body: (String, [DatabaseValue]) throws -> Void
     ) throws {
-        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks,
-            let filters = try TaskQuerySQL.resolving(query, connection: connection)
+        let version = try Migrations.currentVersion(connection)
+        guard version >= Migrations.firstVersionWithTasks,
+            let filters = try TaskQuerySQL.resolving(query, connection: connection, schemaVersion: version)
         else { return }
         try TaskURLIndex.withSearchTable(filters, connection: connection) { table in
             try TaskURLIndex.rejectingInvalidSearch(filters) {
@@ -70,9 +78,10 @@ enum TaskRows {
     }
 
     static func details(_ id: UUID, connection: Connection) throws -> NetworkTaskDetails? {
-        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else { return nil }
+        let version = try Migrations.currentVersion(connection)
+        guard version >= Migrations.firstVersionWithTasks else { return nil }
         let statement = try connection.prepare("""
-            SELECT \(columns), rq.json, rs.json, lower(hex(bq.key)), lower(hex(bs.key)), t.body_flags, t.task_description,
+            SELECT \(columns(version)), rq.json, rs.json, lower(hex(bq.key)), lower(hex(bs.key)), t.body_flags, t.task_description,
                    t.decoding_error, t.metadata
             FROM tasks t JOIN sessions s ON s.id = t.session_id JOIN labels l ON l.id = t.label_id
             LEFT JOIN task_heads rq ON rq.id = t.request_head_id LEFT JOIN task_heads rs ON rs.id = t.response_head_id
@@ -84,18 +93,18 @@ enum TaskRows {
         let summary = summary(statement)
         let rowID = summary.rowID
         var undecodable: [String: String] = [:]
-        let request = decodeStored(NetworkRequest.self, statement.optionalString(at: 20), part: "request", into: &undecodable)
-        let response = decodeStored(NetworkResponse.self, statement.optionalString(at: 21), part: "response", into: &undecodable)
-        let flags = statement.int64(at: 24)
-        let metadata = decodeStored([String: String].self, statement.optionalString(at: 27), part: "metadata", into: &undecodable)
+        let request = decodeStored(NetworkRequest.self, statement.optionalString(at: 21), part: "request", into: &undecodable)
+        let response = decodeStored(NetworkResponse.self, statement.optionalString(at: 22), part: "response", into: &undecodable)
+        let flags = statement.int64(at: 25)
+        let metadata = decodeStored([String: String].self, statement.optionalString(at: 28), part: "metadata", into: &undecodable)
         var details = NetworkTaskDetails(
             summary: summary, request: request, response: response,
-            requestBodyKey: statement.isNull(at: 22) || statement.string(at: 22).isEmpty ? nil : statement.string(at: 22),
-            responseBodyKey: statement.isNull(at: 23) || statement.string(at: 23).isEmpty ? nil : statement.string(at: 23),
+            requestBodyKey: statement.isNull(at: 23) || statement.string(at: 23).isEmpty ? nil : statement.string(at: 23),
+            responseBodyKey: statement.isNull(at: 24) || statement.string(at: 24).isEmpty ? nil : statement.string(at: 24),
             isRequestBodyOverLimit: flags & TaskBodyFlags.requestBodyOverLimit != 0,
             isResponseBodyOverLimit: flags & TaskBodyFlags.responseBodyOverLimit != 0,
-            transactions: [], taskDescription: statement.optionalString(at: 25),
-            decodingError: statement.optionalString(at: 26),
+            transactions: [], taskDescription: statement.optionalString(at: 26),
+            decodingError: statement.optionalString(at: 27),
             metadata: metadata ?? [:])
         details.isRequestBodyRemoved = flags & TaskBodyFlags.requestBodyDropped != 0
         details.isResponseBodyRemoved = flags & TaskBodyFlags.responseBodyDropped != 0
@@ -152,7 +161,8 @@ enum TaskRows {
             statusCode: statement.isNull(at: 10) ? nil : statement.int(at: 10), error: error,
             contentType: statement.optionalString(at: 14),
             duration: statement.isNull(at: 15) ? nil : statement.double(at: 15),
-            requestBodySize: statement.int64(at: 16), responseBodySize: statement.int64(at: 17), progress: progress)
+            requestBodySize: statement.int64(at: 16), responseBodySize: statement.int64(at: 17), progress: progress,
+            direction: NetworkTaskDirection(storedValue: statement.int64(at: 20)))
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Opens an archive as a read-only store: checks the file, extracts its database into a private
-/// directory, checks the database, and builds the store's readers on it.
+/// directory, checks the database (migrating the private copy when an older library wrote it),
+/// and builds the store's readers on it.
 enum ArchiveOpener {
     static func open(_ url: URL, limits: ArchiveLimits, configuration: LogStore.Configuration) throws -> StoreOpener.Opened {
         let file = try ArchiveFile(url: url, limits: limits)
@@ -20,6 +21,16 @@ enum ArchiveOpener {
             let reader = try translating(url) { try ArchiveDatabase.openReader(database) }
             try translating(url) { try ArchiveDatabase.check(reader, schemaVersion: file.info.schemaVersion, archive: url) }
             reader.close()
+            if file.info.schemaVersion < Migrations.latestVersion {
+                // An archive of an older library: its private copy is migrated, then checked
+                // again as this library's own schema.
+                try translating(url) { try ArchiveDatabase.migrate(database) }
+                let migrated = try translating(url) { try ArchiveDatabase.openReader(database) }
+                defer { migrated.close() }
+                try translating(url) {
+                    try ArchiveDatabase.check(migrated, schemaVersion: Migrations.latestVersion, archive: url)
+                }
+            }
             let manifest = Manifest(
                 storeId: file.info.storeID, version: .store, creationDate: file.info.createdAt, lastSweepDate: nil,
                 lastSweep: nil)

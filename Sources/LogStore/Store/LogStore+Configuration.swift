@@ -96,7 +96,7 @@ extension LogStore {
         public var appVersion: String?
 
         /// What is replaced by `<private>` in every network event, on every path
-        /// (``LogStore/storeRequest(_:response:error:data:metrics:label:taskDescription:taskType:createdAt:)``,
+        /// (``LogStore/storeRequest(_:response:error:data:metrics:label:taskDescription:taskType:createdAt:direction:)``,
         /// ``NetworkLogger``), before bodies are hashed, stored or published, and before
         /// ``willHandleEvent`` sees the event. Default: `Redaction()`, the usual credentials
         /// (``Redaction/defaultSensitiveHeaders``, ``Redaction/defaultSensitiveQueryItems``,

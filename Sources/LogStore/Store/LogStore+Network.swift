@@ -20,6 +20,9 @@ extension LogStore {
     ///   - taskDescription: a description of the task.
     ///   - taskType: data (default), download, upload, stream or WebSocket.
     ///   - createdAt: when it started; default: the start of `metrics`' interval, or now.
+    ///   - direction: ``NetworkTaskDirection/outbound`` (default) for a call this process made,
+    ///     ``NetworkTaskDirection/inbound`` for a request it handled (`request` is what the
+    ///     client sent, `response` and `data` what this process answered).
     public nonisolated func storeRequest(
         _ request: NetworkRequest,
         response: NetworkResponse?,
@@ -29,13 +32,15 @@ extension LogStore {
         label: String = "network",
         taskDescription: String? = nil,
         taskType: NetworkTaskType = .data,
-        createdAt: Date? = nil
+        createdAt: Date? = nil,
+        direction: NetworkTaskDirection = .outbound
     ) {
         guard core.writer != nil else { return }
         let start = createdAt ?? metrics?.taskInterval?.start ?? Date()
         core.ingest(.networkTaskCompleted(.init(
             taskID: UUID.random(), taskType: taskType, createdAt: start, duration: metrics?.taskInterval?.duration,
             request: request, response: response, error: error.map { NetworkError($0) }, requestBody: request.body,
-            responseBody: data, metrics: metrics, label: label, taskDescription: taskDescription)))
+            responseBody: data, metrics: metrics, label: label, taskDescription: taskDescription,
+            direction: direction)))
     }
 }

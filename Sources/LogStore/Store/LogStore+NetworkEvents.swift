@@ -1,7 +1,7 @@
 public import Foundation
 
 extension LogStore.Event {
-    /// A network task started (``NetworkLogger/logTaskCreated(taskID:type:request:createdAt:taskDescription:)``).
+    /// A network task started (``NetworkLogger/logTaskCreated(taskID:type:request:createdAt:taskDescription:direction:)``).
     public struct NetworkTaskCreated: Sendable, Codable, Equatable {
         /// The task's identity, shared by all its events.
         public var taskID: UUID
@@ -15,12 +15,15 @@ extension LogStore.Event {
         public var label: String
         /// A description the caller gave the task.
         public var taskDescription: String?
+        /// A call this process made (outbound) or a request it handled (inbound).
+        public var direction: NetworkTaskDirection
 
         /// Creates the event.
         public init(
             taskID: UUID, taskType: NetworkTaskType, createdAt: Date, request: NetworkRequest, label: String,
-            taskDescription: String? = nil
+            taskDescription: String? = nil, direction: NetworkTaskDirection = .outbound
         ) {
+            self.direction = direction
             self.taskID = taskID
             self.taskType = taskType
             self.createdAt = createdAt
@@ -79,14 +82,17 @@ extension LogStore.Event {
         public var taskDescription: String?
         /// Why decoding the response failed, when the caller reported it.
         public var decodingError: String?
+        /// A call this process made (outbound) or a request it handled (inbound).
+        public var direction: NetworkTaskDirection
 
         /// Creates the event.
         public init(
             taskID: UUID, taskType: NetworkTaskType, createdAt: Date, duration: TimeInterval? = nil,
             request: NetworkRequest, response: NetworkResponse?, error: NetworkError?, requestBody: Data?,
             responseBody: Data?, metrics: NetworkMetrics?, label: String, taskDescription: String? = nil,
-            decodingError: String? = nil
+            decodingError: String? = nil, direction: NetworkTaskDirection = .outbound
         ) {
+            self.direction = direction
             self.taskID = taskID
             self.taskType = taskType
             self.createdAt = createdAt

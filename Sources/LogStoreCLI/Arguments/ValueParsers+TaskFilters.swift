@@ -1,7 +1,8 @@
 import Foundation
+import LogStore
 
-/// The parsers of `tasks`' own filters: a duration (`--min-duration 250ms`), a path prefix and a
-/// content type.
+/// The parsers of `tasks`' own filters: a duration (`--min-duration 250ms`), a path prefix, a
+/// content type and a direction.
 extension ValueParsers {
     /// A task's duration in seconds: `250ms`, `1.5s`, `2m`, `1h`, or a plain number of seconds
     /// (`0.25`). Fractions are allowed; at most a day (no task filter needs more, and a bound
@@ -41,5 +42,15 @@ extension ValueParsers {
             throw invalid(option, text, "expected a media type such as application/json or image/*")
         }
         return text
+    }
+
+    /// A task's direction: `inbound` (requests the server handled) or `outbound` (calls it
+    /// made), any case; `in` and `out` for short.
+    static func taskDirection(_ text: String, option: String = "direction") throws(UsageError) -> NetworkTaskDirection {
+        switch text.lowercased() {
+        case "inbound", "in": return .inbound
+        case "outbound", "out": return .outbound
+        default: throw invalid(option, text, "expected inbound or outbound")
+        }
     }
 }

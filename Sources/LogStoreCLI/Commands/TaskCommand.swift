@@ -69,6 +69,7 @@ enum TaskCommand: Command {
         var rows: [(String, String)] = [
             ("Task", task.id.uuidString),
             ("Type", "\(typeName(task.taskType)), \(stateName(task.state))"),
+            ("Direction", task.direction == .inbound ? "inbound (a request this process handled)" : "outbound (a call this process made)"),
             ("Started", Format.timestamp(task.createdAt)),
             ("Duration", task.duration.map(TaskFormat.milliseconds) ?? "unknown"),
             ("Label", Format.escaped(task.label)),

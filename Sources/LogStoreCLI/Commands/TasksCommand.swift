@@ -21,6 +21,7 @@ enum TasksCommand: Command {
             .value("min-duration", "time", "Only tasks that took at least this long: 250ms, 1.5s, 2m."),
             .value("max-duration", "time", "Only tasks that took at most this long."),
             .repeatable("content-type", "type", "Only this response media type (application/json, image/*); repeat for several."),
+            .value("direction", "dir", "Only inbound tasks (requests the server handled) or outbound ones (calls it made)."),
         ] + PageFilters.options(
             items: "tasks", timed: "tasks started",
             labelHelp: "Only tasks whose technical message has this label; repeat for several.",
@@ -29,7 +30,7 @@ enum TasksCommand: Command {
             .flag("json", "Print NDJSON: one NetworkTaskSummary object per task."),
         ],
         discussion: """
-            Each line: start time, method, status, duration, response body size, URL and the task id
+            Each line: start time, direction (→ a call made, ← a request handled), method, status, duration, response body size, URL and the task id
             (for 'logstore task'). A task that failed without a response shows ERR and its error; a
             pending one shows ... and its progress. Statuses are coloured by class on a terminal.
             A status filter leaves out tasks without a response (use --state failure for those).
@@ -46,6 +47,7 @@ enum TasksCommand: Command {
               logstore tasks app.logstore --status 5xx --since 1h
               logstore tasks app.logstore --host api.example.com --method POST --state failure --json
               logstore tasks app.logstore --grep orders --path /api/v1/ --min-duration 250ms --errors
+              logstore tasks app.logstore --direction inbound --status 5xx
             """)
 
     static let defaultLimit = 100
@@ -119,6 +121,9 @@ enum TasksCommand: Command {
                 throw UsageError(message: "--min-duration must not be above --max-duration")
             }
             query.durations = lower...upper
+        }
+        if let direction = arguments.value("direction") {
+            query.directions = [try ValueParsers.taskDirection(direction)]
         }
         query.contentTypes = try arguments.all("content-type").map { type throws(UsageError) in
             try ValueParsers.contentType(type)

@@ -6,7 +6,8 @@ import LogStore
 enum TaskFormat {
     // MARK: One line per task
 
-    /// `2025-06-15T15:06:40.123Z GET    200    18.2 ms   12.1 KB  https://…  <id>`; a failure
+    /// `2025-06-15T15:06:40.123Z → GET    200    18.2 ms   12.1 KB  https://…  <id>` (`→` a call
+    /// made, `←` a request handled); a failure
     /// without a response shows `ERR` and its error, a pending task `...` and its progress, a
     /// task without a response body the size it sent (`↑43.3 KB`).
     static func line(_ task: NetworkTaskSummary, methodWidth: Int, style: TextStyle) -> String {
@@ -24,6 +25,7 @@ enum TaskFormat {
             size = "\(Int((fraction * 100).rounded(.down)))%"
         }
         var line = style.dim(Format.timestamp(task.createdAt)) + " "
+            + (task.direction == .inbound ? "←" : "→") + " "
             + pad(method, methodWidth) + " "
             + style.status(pad(status, 3), code: task.statusCode, state: task.state) + " "
             + padLeft(task.duration.map(milliseconds) ?? "-", 10) + " "
