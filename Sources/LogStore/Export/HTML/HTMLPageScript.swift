@@ -264,7 +264,7 @@ enum HTMLPageScript {
         var node = el('div', 'trow st-' + STATES[task.st]);
         node.setAttribute('data-index', String(index));
         node.appendChild(el('span', 'c-time', clock(task.t)));
-        node.appendChild(el('span', 'c-method', task.m || ''));
+        node.appendChild(el('span', 'c-method', (task.dr === 'inbound' ? '\u2190 ' : '') + (task.m || '')));
         node.appendChild(el('span', 'c-status ' + statusClass(task), task.sc ? String(task.sc) : (task.st === 0 ? '…' : (task.st === 2 ? 'ERR' : ''))));
         var host = el('span', 'c-host', task.h || '');
         node.appendChild(host);
@@ -460,7 +460,7 @@ enum HTMLPageScript {
           content.appendChild(summary);
           facts(content, [
             ['State', STATES[task.st]], ['Error', task.e, 'bad-text'], ['Started', fullTime(task.t)],
-            ['Duration', seconds(task.d)], ['Type', task.ty], ['Request body', size(task.q)], ['Response body', size(task.r)],
+            ['Duration', seconds(task.d)], ['Type', task.ty], ['Direction', task.dr], ['Request body', size(task.q)], ['Response body', size(task.r)],
             ['Content type', task.ct, 'mono'], ['Label', labels[task.lb]], ['Session', sessionName(task.s)],
             ['Description', x.ds], ['Decoding error', x.de, 'bad-text'], ['Task id', task.id, 'mono']
           ]);

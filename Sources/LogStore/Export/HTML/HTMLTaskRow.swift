@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `id`, `t` (ms), `m` method, `u` URL, `h` host, `sc` status, `st` state (0 pending, 1 success,
 /// 2 failure), `d` duration (s), `q`/`r` request/response body sizes, `ct` content type, `e` error,
-/// `ty` task type, `lb` label index, `s` session index, and `x`, the details: `qh`/`rh` headers as
+/// `ty` task type, `dr` direction (`outbound` or `inbound`), `lb` label index, `s` session index, and `x`, the details: `qh`/`rh` headers as
 /// pairs, `qb`/`rb` bodies (``HTMLBody``), `tx` transactions, `ds` description, `de` decoding error,
 /// `md` metadata, `bad` the stored parts that did not decode.
 enum HTMLTaskRow {
@@ -52,6 +52,9 @@ enum HTMLTaskRow {
         json.raw(",")
         json.key("ty")
         json.string(String(describing: task.taskType))
+        json.raw(",")
+        json.key("dr")
+        json.string(task.direction.rawValue)
         json.raw(",")
         json.key("lb")
         json.number(tables.index(ofLabel: task.label))
