@@ -222,7 +222,7 @@ struct ArchiveTests {
 
     /// Stores of older schemas (opened read-only, so not migrated) export archives of this
     /// schema, whole or filtered.
-    @Test(arguments: ["store-v1.logstore", "store-v3.logstore"])
+    @Test(arguments: ["store-v1.logstore", "store-v3.logstore", "store-v6.logstore"])
     func olderStoresExportArchivesThatOpen(_ fixture: String) async throws {
         try await withTemporaryDirectory { directory in
             let copy = directory.appendingPathComponent(fixture)

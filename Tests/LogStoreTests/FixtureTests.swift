@@ -188,9 +188,9 @@ import Testing
 
     // MARK: Archive format 1
 
-    /// The archive this version writes (schema 6, archive format 1; it records library 0.4.0, the
-    /// version before this one's release) opens read-only with everything in it. Opening an
-    /// archive only reads it, so the fixture itself is opened.
+    /// The archive of the previous version (schema 6, archive format 1; it records library
+    /// 0.4.0) opens read-only with everything in it, its private copy migrated to this schema.
+    /// Opening an archive only reads it, so the fixture itself is opened.
     @Test func archiveV1OpensAndReadsEverything() async throws {
         let archive = try await LogStore(archiveURL: Self.fixtures.appendingPathComponent("archive-v1.lsarchive"))
         let info = try #require(archive.archiveInfo)
@@ -209,6 +209,7 @@ import Testing
 
         let storeInfo = try await archive.info()
         #expect(storeInfo.storeID == info.storeID)
+        #expect(storeInfo.schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
         #expect(storeInfo.taskCount == 40)
         #expect(storeInfo.blobCount == 37)
         #expect(try await archive.count(MessageQuery()) == 400)
