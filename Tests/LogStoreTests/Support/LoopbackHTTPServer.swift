@@ -11,7 +11,7 @@ struct LoopbackHTTPServer: Sendable {
 
     /// Bytes of `/large.bin` (random, so they do not compress): a few megabytes, several hundred
     /// chunks on Linux.
-    static let largeBodySize = 3_000_000
+    static let largeBodySize = 2_000_000
     /// The body of `/ok.json`; `access_token` is a field the store's redaction hides by default.
     static let okBody = #"{"hello":"world","access_token":"s3cret-response"}"#
 
@@ -20,7 +20,6 @@ struct LoopbackHTTPServer: Sendable {
     /// back as JSON). It prints its port, then serves until killed.
     static let script = """
         import http.server, os
-        LARGE = os.urandom(\(largeBodySize))
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             def reply(self, code, body, ctype="text/plain", extra=()):
@@ -34,7 +33,7 @@ struct LoopbackHTTPServer: Sendable {
                 if self.path == "/ok.json": self.reply(200, b'\(okBody)', "application/json")
                 elif self.path == "/fail": self.reply(500, b"boom")
                 elif self.path == "/redirect": self.reply(302, b"", extra=[("Location", "/ok.json")])
-                elif self.path == "/large.bin": self.reply(200, LARGE, "application/octet-stream")
+                elif self.path == "/large.bin": self.reply(200, os.urandom(\(largeBodySize)), "application/octet-stream")
                 elif self.path == "/slow":
                     import time; time.sleep(20); self.reply(200, b"late")
                 else: self.reply(404, b"not found")
