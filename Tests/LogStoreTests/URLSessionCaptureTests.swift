@@ -186,6 +186,25 @@ struct URLSessionCaptureTests {
         }
     }
 
+    /// A Swift task cancelled before the request starts: nothing is sent, the caller gets
+    /// `URLError(.cancelled)`, and the store has the task once, also after the session ends.
+    @Test func aCancelBeforeTheStartIsRecordedOnce() async throws {
+        let delegate = AppDelegate()
+        try await withCapture(delegate: delegate) { store, _, server, session in
+            let request = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await session.recordedData(from: server.url("/ok.json"))
+            }
+            let error = await #expect(throws: URLError.self) { try await request.value }
+            #expect(error?.code == .cancelled)
+            session.invalidateAndCancel()
+            for await _ in delegate.invalidations { break }  // every callback has come
+            let task = try await onlyTask(store)
+            #expect(task.summary.error?.code == URLError.Code.cancelled.rawValue)
+            #expect(delegate.recorder.current.completions.isEmpty, "an awaited task completes to its caller")
+        }
+    }
+
     /// The app's delegate keeps deciding: it refuses the redirect, and sees every byte and the
     /// completion of its own delegate-style tasks, which are recorded too.
     @Test func theAppDelegateStillGetsItsCallbacks() async throws {
@@ -222,9 +241,16 @@ final class AppDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let recorder = Recorder(Seen())
     let completions: AsyncStream<Void>
     private let completed: AsyncStream<Void>.Continuation
+    let invalidations: AsyncStream<Void>
+    private let invalidated: AsyncStream<Void>.Continuation
 
     override init() {
         (completions, completed) = AsyncStream.makeStream(of: Void.self)
+        (invalidations, invalidated) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        invalidated.yield()
     }
 
     func urlSession(

@@ -83,10 +83,11 @@ extension URLSessionRecordingDelegate {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 recordings.withLock { $0[ObjectIdentifier(task)]?.continuation = continuation }
-                guard gate.start(task) else {
-                    // Cancelled before it started: nothing was sent, and no callback will come.
-                    complete(task, error: URLError(.cancelled))
-                    return
+                if !gate.start(task) {
+                    // Cancelled before it started: cancelling the suspended task completes it
+                    // with `URLError(.cancelled)` through the delegate, as a running one would
+                    // (and as the session's invalidation would, later, were it left suspended).
+                    task.cancel()
                 }
             }
         } onCancel: {
