@@ -15,8 +15,8 @@ extension NetworkLogger {
     /// let (data, response) = try await session.recordedData(for: request)
     /// ```
     ///
-    /// On Linux, run requests with ``URLSession/recordedData(for:)``,
-    /// ``URLSession/recordedData(from:)`` and ``URLSession/recordedUpload(for:from:)``, or with
+    /// On Linux, run requests with `recordedData(for:)`,
+    /// `recordedData(from:)` and `recordedUpload(for:from:)`, or with
     /// delegate-style tasks (`dataTask(with:)` then `resume()`): `URLSession`'s own async methods
     /// and completion-handler tasks reach no session delegate there, so they are not recorded.
     /// As with any session that has a delegate, the session keeps its delegate until it is
@@ -62,13 +62,13 @@ extension URLSession {
         return try await recorder.run(dataTask(with: request), requestBody: request.httpBody)
     }
 
-    /// Loads `url` and records the exchange: ``recordedData(for:)`` with a GET request.
+    /// Loads `url` and records the exchange: `recordedData(for:)` with a GET request.
     public func recordedData(from url: URL) async throws -> (Data, URLResponse) {
         try await recordedData(for: URLRequest(url: url))
     }
 
     /// Uploads `bodyData` with `request` and records the exchange, the body and the upload's
-    /// progress included: what `upload(for:from:)` does, recorded as ``recordedData(for:)`` is.
+    /// progress included: what `upload(for:from:)` does, recorded as `recordedData(for:)` is.
     public func recordedUpload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
         guard let recorder = recordingDelegate else { return try await upload(for: request, from: bodyData) }
         return try await recorder.run(uploadTask(with: request, from: bodyData), requestBody: bodyData)

@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// What it records, for the delegate-style tasks of its session (`dataTask(with:)`,
 /// `uploadTask(with:from:)` and so on, started with `resume()`, no completion handler) and for
-/// those run by ``URLSession/recordedData(for:)`` and its siblings:
+/// those run by `URLSession.recordedData(for:)` and its siblings:
 /// the request (method, URL, headers, and the body when the request carries it), upload and
 /// download progress, the response head and body, each redirect (one transaction per hop in
 /// ``NetworkTaskDetails/transactions``), the error, and timings from its own clock —
@@ -39,7 +39,7 @@ import Synchronization
 ///
 /// Not recorded on Linux: tasks made with a completion handler, and `URLSession`'s own async
 /// methods (`data(for:)`, `upload(for:from:)`): FoundationNetworking sends them no session
-/// delegate callbacks at all. Use ``URLSession/recordedData(for:)`` instead.
+/// delegate callbacks at all. Use `URLSession.recordedData(for:)` instead.
 // @unchecked Sendable: the only mutable state is `recordings`, guarded by its `Mutex`; the
 // logger and the wrapped delegate are immutable and Sendable themselves.
 public class URLSessionRecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {

@@ -29,7 +29,7 @@ struct URLSessionTaskRecording {
     /// Set when the platform delivered its own metrics (Apple platforms): ours are not needed.
     var hasSystemMetrics = false
 
-    /// Whether the task runs under ``URLSession/recordedData(for:)`` or a sibling: its response
+    /// Whether the task runs under `recordedData(for:)` or a sibling: its response
     /// and data go to the waiter, not to the wrapped delegate.
     var isAwaited = false
     var response: URLResponse?
