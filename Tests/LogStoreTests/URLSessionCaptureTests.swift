@@ -8,7 +8,11 @@ import Testing
 
 /// A real `URLSession` recorded through `NetworkLogger.makeSession` against a real HTTP server on
 /// loopback (Python's `http.server`, one per test).
-@Suite("URLSession capture", .enabled(if: LoopbackHTTPServer.python != nil, "python3 is not installed: no loopback HTTP server"))
+// Serialized: one python server at a time, so the suite takes less of the two cores from the
+// timing-bound tests running beside it.
+@Suite(
+    "URLSession capture", .serialized,
+    .enabled(if: LoopbackHTTPServer.python != nil, "python3 is not installed: no loopback HTTP server"))
 struct URLSessionCaptureTests {
     /// A store, a server and a recorded session (invalidated at the end, so it lets go of its
     /// delegate), for one test.
