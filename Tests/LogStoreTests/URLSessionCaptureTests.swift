@@ -94,7 +94,9 @@ struct URLSessionCaptureTests {
 
     @Test func aRedirectRecordsTheFinalResponseAndEachHop() async throws {
         try await withCapture { store, _, server, session in
-            let (_, response) = try await session.recordedData(from: server.url("/redirect"))
+            var request = URLRequest(url: server.url("/redirect"))
+            request.setValue("Bearer s3cret-header", forHTTPHeaderField: "Authorization")
+            let (_, response) = try await session.recordedData(for: request)
             #expect(response.url == server.url("/ok.json"))
             let task = try await onlyTask(store)
             #expect(task.summary.statusCode == 200)
@@ -103,6 +105,8 @@ struct URLSessionCaptureTests {
             #expect(task.transactions.map { $0.response?.statusCode } == [302, 200])
             #expect(task.transactions.map { $0.request?.url?.path } == ["/redirect", "/ok.json"])
             #expect(task.transactions.first?.response?.value(forHTTPHeaderField: "location") == "/ok.json")
+            // Each hop's request head is redacted like the task's.
+            #expect(task.transactions.first?.request?.value(forHTTPHeaderField: "Authorization") == Redaction.placeholder)
         }
     }
 
