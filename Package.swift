@@ -45,6 +45,12 @@ let package = Package(
             name: "LogStoreTestHelper",
             dependencies: ["LogStore"]
         ),
+        // Examples/README.md: `swift run logstore-example`.
+        .executableTarget(
+            name: "logstore-example",
+            dependencies: ["LogStore"],
+            path: "Examples/Quickstart"
+        ),
         .testTarget(
             name: "LogStoreTests",
             dependencies: ["LogStore", "LogStoreCLI"]
