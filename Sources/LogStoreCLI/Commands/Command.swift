@@ -10,9 +10,11 @@ protocol Command: Sendable {
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws
 }
 
-/// A failure a command reports in one line (exit code 1).
+/// A failure a command reports in one line, with its exit status (``ExitStatus/failure``
+/// unless it says otherwise).
 struct CommandFailure: Error, CustomStringConvertible {
     var description: String
+    var status: Int32 = ExitStatus.failure
 }
 
 /// Opening and closing stores for the commands.

@@ -24,18 +24,18 @@ enum SessionsCommand: Command {
         for (index, session) in sessions.enumerated() {
             if index > 0 { console.line() }
             console.line(console.style.bold("Session \(index + 1) of \(sessions.count)  \(session.id.uuidString)"))
-            for line in Format.fields(rows(session), indent: 2) { console.line(line) }
+            for line in Format.fields(rows(session, style: console.style), indent: 2) { console.line(line) }
             for change in session.hostChanges {
                 console.line("  " + console.style.yellow("Host changed: \(Format.escaped(change))"))
             }
         }
     }
 
-    static func rows(_ session: LogStore.Session) -> [(String, String)] {
+    static func rows(_ session: LogStore.Session, style: TextStyle) -> [(String, String)] {
         let app = session.app
         let host = session.host
         var rows: [(String, String)] = [
-            ("Started", Format.timestamp(session.startDate)),
+            ("Started", style.time(session.startDate)),
             ("App", [app.name, app.version].compactMap { $0 }.map(Format.escaped).joined(separator: " ")
                 + " (pid \(app.pid))"),
             ("Arguments", app.arguments.map { Format.escaped(Format.shellQuoted($0)) }.joined(separator: " ")),

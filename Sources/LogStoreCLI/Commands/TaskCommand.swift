@@ -38,10 +38,13 @@ enum TaskCommand: Command {
             return (details, request, response)
         }
         guard let (details, requestBody, responseBody) = loaded else {
-            throw CommandFailure(description: "no task with id \(id.uuidString) in \(StoreAccess.url(path).path)")
+            throw CommandFailure(
+                description: "no task with id \(id.uuidString) in \(Format.escaped(StoreAccess.url(path).path)): "
+                    + "'logstore tasks \(Format.escaped(Format.shellQuoted(path)))' lists the ids (last column)",
+                status: ExitStatus.notFound)
         }
         if arguments.flag("json") {
-            console.line(try JSONOutput.pretty(details))
+            console.line(try TaskRecord.pretty(details))
             return
         }
         for line in lines(details, requestBody: requestBody, responseBody: responseBody, lineLimit: lineLimit, style: console.style) {
@@ -69,7 +72,7 @@ enum TaskCommand: Command {
         var rows: [(String, String)] = [
             ("Task", task.id.uuidString),
             ("Type", "\(typeName(task.taskType)), \(stateName(task.state))"),
-            ("Started", Format.timestamp(task.createdAt)),
+            ("Started", style.time(task.createdAt)),
             ("Duration", task.duration.map(TaskFormat.milliseconds) ?? "unknown"),
             ("Label", Format.escaped(task.label)),
             ("Session", task.sessionID.uuidString),
