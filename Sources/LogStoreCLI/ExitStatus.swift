@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// The statuses `logstore` exits with: a small set a script can branch on, the last three from
@@ -37,6 +38,14 @@ struct Failure {
         switch error {
         case let failure as CommandFailure:
             self.init(message: failure.description, status: failure.status)
+        case LogStoreError.fileDoesntExist(let url)
+        where arguments.contains(where: { URL(fileURLWithPath: $0).standardized.path == url.standardized.path }):
+            // The store or archive named on the command line (a missing output directory is
+            // another matter, reported as it is).
+            self.init(
+                message: "no store or archive at \(Format.escaped(url.path)): check the path, or create a demo store "
+                    + "with 'logstore demo \(Format.escaped(Format.shellQuoted(url.path)))'",
+                status: ExitStatus.notFound)
         case let error as LogStoreError:
             self.init(error)
         default:
@@ -51,12 +60,6 @@ struct Failure {
 
     private init(_ error: LogStoreError) {
         switch error {
-        case .fileDoesntExist(let url):
-            let path = Format.shellQuoted(url.path)
-            self.init(
-                message: "no store or archive at \(Format.escaped(url.path)): check the path, or create a demo store "
-                    + "with 'logstore demo \(Format.escaped(path))'",
-                status: ExitStatus.notFound)
         case .storeInvalid(let url, let reason):
             self.init(
                 message: "\(Format.escaped(url.path)) is not a store LogStore can open (\(Format.escaped(reason))): "

@@ -15,6 +15,10 @@ enum BlobsCommand: Command {
             sent or received it: LINKS counts them. Bodies are zlib-compressed when that makes
             them smaller (RATIO is decompressed / stored); up to 16 KiB stored they live in the
             database (inline), larger ones in files under <store>/blobs/.
+
+            Examples:
+              logstore blobs app.logstore
+              logstore blobs app.logstore --limit 5 --json
             """)
 
     static let defaultLimit = 50

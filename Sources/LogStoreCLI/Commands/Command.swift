@@ -47,12 +47,16 @@ enum StoreAccess {
     ///
     /// A missing store is never created, and the store gets no sweep schedule: a command does
     /// its one job and leaves, and an application with the store open keeps its own schedule.
+    /// Nor does it get a session: maintenance from the shell is not a run of the app
+    /// (``LogStore/Configuration/recordsSessionOnOpen``).
     static func withWritableStore<T>(
         _ path: String, configuration: LogStore.Configuration, _ body: (LogStore) async throws -> T
     ) async throws -> T {
         if isArchive(path) {
             throw CommandFailure(description: "\(path) is an archive, which is read-only: only reading commands take one")
         }
+        var configuration = configuration
+        configuration.recordsSessionOnOpen = false
         return try await withStore(path, options: [], configuration: configuration, body)
     }
 

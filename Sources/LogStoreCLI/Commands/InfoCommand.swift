@@ -6,7 +6,18 @@ enum InfoCommand: Command {
         name: "info",
         summary: "Show what a store holds: counts, sizes, versions, dates.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [.flag("json", "Print LogStore.Info as JSON (pretty, sorted keys, ISO 8601 dates).")])
+        options: [.flag("json", "Print LogStore.Info as JSON (pretty, sorted keys, ISO 8601 dates in UTC).")],
+        discussion: """
+            Sizes are the files on disk: the database (logs.sqlite and its WAL, with the bodies
+            small enough to be inline) and the body files under blobs/; the total is their sum.
+            The store format is the directory's layout (manifest.json); the SQL schema is the
+            database's version (PRAGMA user_version), which newer libraries migrate forward.
+
+            Examples:
+              logstore info app.logstore
+              logstore info incident.lsarchive
+              logstore info app.logstore --json | jq .totalStoreSize
+            """)
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]

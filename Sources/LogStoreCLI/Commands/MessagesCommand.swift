@@ -32,7 +32,6 @@ enum MessagesCommand: Command {
             Examples:
               logstore messages app.logstore --level warning --since 2h
               logstore messages app.logstore --grep "connection reset" --label http
-              logstore messages app.logstore --fts 'timeout OR refus*' --rank
               logstore messages app.logstore --meta user=42 --exclude-label health --json
               logstore messages app.logstore --show-cursor     # later: --after-cursor m1234
             """)

@@ -17,6 +17,7 @@ enum OpenCommand: Command {
 
             Examples:
               logstore open incident.lsarchive
+              logstore open incident.lsarchive --json | jq .messageCount
               logstore messages incident.lsarchive --level error
             """)
 

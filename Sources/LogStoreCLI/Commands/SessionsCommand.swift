@@ -9,7 +9,14 @@ enum SessionsCommand: Command {
         summary: "List the sessions (process runs) with their app and host snapshots.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [.flag("json", "Print the sessions as a JSON array (pretty, sorted keys, ISO 8601 dates).")],
-        discussion: "Sessions are listed oldest first. Use a session's id with 'logstore messages --session'.")
+        discussion: """
+            Sessions are listed oldest first. Use a session's id with 'logstore messages --session'.
+            Maintenance from the shell (logstore sweep) records no session.
+
+            Examples:
+              logstore sessions app.logstore
+              logstore sessions app.logstore --json | jq '.[].id'
+            """)
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let sessions = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.sessions() }

@@ -22,7 +22,13 @@ enum TaskCommand: Command {
             receiving the response, in milliseconds on a common time axis.
 
             The --json output names the bodies by key (as 'logstore blobs' lists them); the
-            library reads one with LogStore.blobData(forKey:).
+            library reads one with LogStore.blobData(forKey:). States, types and fetch types
+            are written by name.
+
+            Examples:
+              logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF
+              logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF --full
+              logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF --json | jq .summary.state
             """)
 
     static let defaultBodyLines = 100
