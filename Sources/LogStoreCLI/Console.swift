@@ -14,7 +14,7 @@ struct Console {
         self.output = output
         self.errorOutput = errorOutput
         self.environment = environment
-        self.style = TextStyle(enabled: environment.usesColors)
+        self.style = TextStyle(enabled: environment.usesColors, timeZone: environment.timeZone)
         pending.reserveCapacity(Self.flushThreshold + 1024)
     }
 

@@ -11,16 +11,21 @@ import LogStore
 ///                                        output: &output, error: &errors)
 /// ```
 ///
-/// Exit statuses: 0 on success, 1 when the work failed (a missing or invalid store, a write
-/// error), 64 (`EX_USAGE`) for an unknown command or option or a malformed value.
+/// Exit statuses (``ExitStatus``): 0 on success, 1 when the work failed, 64 (`EX_USAGE`) for an
+/// unknown command or option or a malformed value, 66 (`EX_NOINPUT`) when the store, archive or
+/// task named does not exist, 75 (`EX_TEMPFAIL`) when another process holds the store busy.
 public enum LogStoreCommand {
     /// Runs the command line in `arguments` (without the program name).
+    ///
+    /// The global options `--color`, `--no-color` and `--utc` may stand anywhere before a `--`;
+    /// they override what `environment` says.
     ///
     /// - Parameters:
     ///   - arguments: for example `["messages", "app.logstore", "--level", "warning"]`.
     ///   - output: receives the results (written in chunks as they come).
     ///   - error: receives errors and usage messages.
-    ///   - environment: colours and the clock; default none and the real clock.
+    ///   - environment: colours, width, time zone and the clock; default none, no clipping,
+    ///     UTC and the real clock.
     /// - Returns: the exit status.
     public static func run<Output: TextOutputStream, ErrorOutput: TextOutputStream>(
         _ arguments: [String],
@@ -28,6 +33,8 @@ public enum LogStoreCommand {
         error: inout ErrorOutput,
         environment: CommandEnvironment = CommandEnvironment()
     ) async -> Int32 {
+        var environment = environment
+        let arguments = GlobalOptions.apply(arguments, to: &environment)
         var console = Console(output: output, errorOutput: error, environment: environment)
         let status = await run(arguments, console: &console)
         console.flush()
@@ -58,7 +65,7 @@ public enum LogStoreCommand {
         ExportCommand.self,
     ]
 
-    static let usageStatus: Int32 = 64
+    static let usageStatus = ExitStatus.usage
 
     private static func run(_ arguments: [String], console: inout Console) async -> Int32 {
         guard let first = arguments.first else {
@@ -79,7 +86,9 @@ public enum LogStoreCommand {
         }
         guard let command = commands.first(where: { $0.spec.name == first }) else {
             let kind = first.hasPrefix("-") ? "option" : "command"
-            return usage(UsageError(message: "unknown \(kind) '\(first)'"), console: &console)
+            var message = "unknown \(kind) '\(first)'"
+            if let near = Suggestion.nearest(first, among: commands.map { $0.spec.name }) { message += "; did you mean '\(near)'?" }
+            return usage(UsageError(message: message), console: &console)
         }
         return await run(command, Array(arguments.dropFirst()), console: &console)
     }
@@ -98,8 +107,9 @@ public enum LogStoreCommand {
             error.command = error.command ?? command.spec.name
             return usage(error, console: &console)
         } catch {
-            console.errorLine("logstore: \(oneLine(String(describing: error)))")
-            return 1
+            let failure = Failure(error, arguments: arguments)
+            console.errorLine("logstore: \(oneLine(failure.message))")
+            return failure.status
         }
     }
 
@@ -126,17 +136,23 @@ public enum LogStoreCommand {
         return usageStatus
     }
 
-    /// The top-level help: every command with its summary.
+    /// The top-level help: every command with its summary, the global options and the exit
+    /// statuses.
     static var help: String {
         var lines = [
-            "logstore: look into a LogStore store (a *.logstore directory).", "",
+            "logstore: look into a LogStore store (a *.logstore directory) or archive (*.lsarchive).", "",
             "Usage: logstore <command> <store> [options]", "", "Commands:",
         ]
         lines += CommandSpec.table(commands.map { ($0.spec.name, $0.spec.summary) })
+        lines += ["", "Global options (anywhere on the line):"]
+        lines += CommandSpec.table(GlobalOptions.help + [("-h, --help", "Show this help."), ("--version", "Print the version.")])
+        lines += ["", "Exit statuses:"]
+        lines += CommandSpec.table(ExitStatus.all.map { (String($0.code), $0.meaning) })
         lines += [
-            "", "Run 'logstore <command> --help' for a command's options.",
+            "", "Run 'logstore help <command>' (or 'logstore <command> --help') for a command's options and examples.",
             "Start with: logstore demo demo.logstore && logstore info demo.logstore",
-            "Then:       logstore tasks demo.logstore --status 5xx, logstore blobs demo.logstore",
+            "Then:       logstore messages demo.logstore --level warning --since 1h",
+            "            logstore tasks demo.logstore --status 5xx",
         ]
         return lines.joined(separator: "\n")
     }

@@ -236,7 +236,7 @@ import Testing
         try await withTemporaryStoreURL { url in
             try await makeStore(at: url)
             for arguments in [
-                ["--level", "loud"], ["--level", "error...info"], ["--since", "yesterday"], ["--limit", "0"],
+                ["--level", "loud"], ["--level", "error...info"], ["--since", "last tuesday"], ["--limit", "0"],
                 ["--cursor", "x"], ["--session", "not-a-uuid"],
             ] {
                 var output = ""
@@ -388,10 +388,11 @@ import Testing
             #expect(writes.count == all.filter { ["POST", "PUT"].contains($0["method"] as? String ?? "") }.count)
 
             let failures = try await allTasks(url, "--state", "failure")
-            let failedState = Int(NetworkTaskState.failure.rawValue)
+            // States by name, as levels are in `messages --json`.
             #expect(!failures.isEmpty)
-            #expect(failures.allSatisfy { $0["state"] as? Int == failedState })
-            #expect(failures.count == all.filter { $0["state"] as? Int == failedState }.count)
+            #expect(failures.allSatisfy { $0["state"] as? String == "failure" })
+            #expect(failures.count == all.filter { $0["state"] as? String == "failure" }.count)
+            #expect(all.allSatisfy { ["data", "download", "upload", "stream", "webSocket"].contains($0["taskType"] as? String ?? "") })
             #expect(try await allTasks(url, "--state", "pending").count == 2)
 
             let host = try #require(all.first?["host"] as? String)
@@ -411,7 +412,10 @@ import Testing
                 let run = await logstore(arguments)
                 #expect(run.status == 0)
                 let lines = run.lines
-                seen += lines.filter { !$0.hasPrefix("-- more:") }
+                // Every page starts with the header row.
+                #expect(lines.first?.hasPrefix("TIME ") == true)
+                #expect(lines.first?.contains(" METHOD ") == true)
+                seen += lines.dropFirst().filter { !$0.hasPrefix("-- more:") }
                 guard let more = lines.last, more.hasPrefix("-- more: logstore tasks ") else { break }
                 arguments = ["tasks", url.path, "--limit", "25", "--oldest-first", "--cursor", try #require(more.split(separator: " ").last.map(String.init))]
             }
@@ -419,7 +423,7 @@ import Testing
             #expect(Set(seen).count == 60)
             let first = try #require(seen.first)
             #expect(first.hasPrefix("2025-06-15T"))
-            #expect(first.contains(" GET  200 "))
+            #expect(first.contains(" GET     200 "))
             #expect(first.contains("https://catalog.shop.internal/v1/products?page="))
             #expect(UUID(uuidString: String(first.suffix(36))) != nil)
             #expect(seen.contains { $0.contains(" ERR ") && $0.contains("The request timed out.") })
@@ -501,8 +505,8 @@ import Testing
             try await makeDemoStore(at: url, count: 20, tasks: 3)
             let id = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
             let run = await logstore("task", url.path, id)
-            #expect(run.status == 1)
-            #expect(run.error == "logstore: no task with id \(id) in \(url.path)\n")
+            #expect(run.status == ExitStatus.notFound)
+            #expect(run.error.hasPrefix("logstore: no task with id \(id) in \(url.path): 'logstore tasks "))
             #expect(run.output.isEmpty)
             let malformed = await logstore("task", url.path, "1234")
             #expect(malformed.status == 64)
@@ -558,7 +562,7 @@ import Testing
             #expect(await logstore("tasks", copy.path).output == "No tasks match.\n")
             #expect(await logstore("blobs", copy.path).output == "No blobs.\n")
             #expect(await logstore("blobs", copy.path, "--json").output.isEmpty)
-            #expect(await logstore("task", copy.path, UUID().uuidString).status == 1)
+            #expect(await logstore("task", copy.path, UUID().uuidString).status == ExitStatus.notFound)
             let store = try await LogStore(storeURL: copy, options: [.readonly])
             #expect(try await store.blobs().isEmpty)
             try await store.close()
@@ -682,7 +686,8 @@ import Testing
             let url = directory.appendingPathComponent("missing.logstore")
             for command in ["info", "messages", "sessions", "tasks", "blobs", "sweep"] {
                 let run = await logstore(command, url.path)
-                #expect(run.status == 1)
+                #expect(run.status == ExitStatus.notFound)
+                #expect(run.error.contains("logstore demo"))
                 #expect(run.error.contains(url.path))
                 #expect(run.error.split(separator: "\n").count == 1)
                 #expect(run.output.isEmpty)

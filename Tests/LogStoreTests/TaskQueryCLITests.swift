@@ -87,8 +87,9 @@ import Testing
             // The human lines show the same tasks.
             let human = await logstore(["tasks", store.path, "--grep", "orders"])
             #expect(human.status == 0)
-            #expect(human.lines.count == 2)
-            #expect(human.lines.allSatisfy { $0.contains("/api/v1/orders") })
+            #expect(human.lines.count == 3)
+            #expect(human.lines.first?.hasPrefix("TIME ") == true)
+            #expect(human.lines.dropFirst().allSatisfy { $0.contains("/api/v1/orders") })
         }
     }
 

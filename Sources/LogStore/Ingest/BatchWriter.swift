@@ -5,7 +5,9 @@ import Foundation
 /// ``StoreWriter``).
 final class BatchWriter {
     let connection: Connection
-    let session: SessionRecord
+    /// Its row id is ``SessionRecord/unrecorded`` until the first commit of a store opened for
+    /// maintenance (``LogStore/Configuration/recordsSessionOnOpen``).
+    private(set) var session: SessionRecord
     var sessionRowID: Int64 { session.rowID }
     private var labelIDs: [String: Int64] = [:]
     /// Thread names already recorded in `threads` for this session.
@@ -104,6 +106,12 @@ final class BatchWriter {
         _ events: ArraySlice<LogStore.Event?>, prepared: [TaskPreparation.PreparedTask?]?,
         dropNotice: LogStore.Event.MessageCreated?
     ) throws {
+        if session.rowID == SessionRecord.unrecorded {
+            // Its own statement, before the batch's transaction: a rolled-back batch must not
+            // leave `session.rowID` naming a row that was never kept (another process could
+            // take that id).
+            try session.insert(into: connection)
+        }
         try transaction {
             try restoreSessionRow()
             batchRange = MessageRange()
@@ -327,6 +335,10 @@ struct MessageRange {
 
 /// The current session's row, kept by the writer so it can restore it.
 struct SessionRecord: Sendable {
+    /// The row id of a session not inserted yet. No row has it (SQLite's row ids start at 1),
+    /// so the sweep's "every session but mine" keeps its meaning.
+    static let unrecorded: Int64 = 0
+
     var rowID: Int64
     var uuid: String
     var startedAt: Double
@@ -334,4 +346,14 @@ struct SessionRecord: Sendable {
     var app: String
     /// `HostSnapshot` as JSON.
     var host: String
+}
+
+extension SessionRecord {
+    /// Inserts the row and takes the id SQLite gives it.
+    mutating func insert(into connection: Connection) throws {
+        try connection.run(
+            "INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)",
+            [.text(uuid), .real(startedAt), .text(app), .text(host)])
+        rowID = connection.lastInsertRowID
+    }
 }

@@ -95,6 +95,16 @@ extension LogStore {
         /// The application's version, recorded in each session. Default: `nil`.
         public var appVersion: String?
 
+        /// Whether opening the store for writing records this process's session at once.
+        /// Default: `true`: an application's run is a session from its first line.
+        ///
+        /// Set it to `false` for maintenance (a sweep, a removal, a tool that only reads through
+        /// a writable store): the session row is then written only when the first message or
+        /// task is committed, so a store swept from the shell every hour does not gain a session
+        /// each time. ``LogStore/Info/sessionCount`` and ``LogStore/sessions()`` count it only
+        /// from then on.
+        public var recordsSessionOnOpen: Bool = true
+
         /// What is replaced by `<private>` in every network event, on every path
         /// (``LogStore/storeRequest(_:response:error:data:metrics:label:taskDescription:taskType:createdAt:direction:)``,
         /// ``NetworkLogger``), before bodies are hashed, stored or published, and before

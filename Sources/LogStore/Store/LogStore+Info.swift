@@ -25,8 +25,12 @@ extension LogStore {
         public var totalStoreSize: Int64
         /// Bytes of the database file and its WAL.
         public var databaseSize: Int64
-        /// Bytes of blobs as stored (compressed where that was smaller).
+        /// Bytes of blobs as stored (compressed where that was smaller), inline ones included:
+        /// those are inside ``databaseSize`` too.
         public var blobsSize: Int64
+        /// Bytes of the body files in `blobs/` (the blobs too large to be inline).
+        /// ``totalStoreSize`` is ``databaseSize`` plus this.
+        public var blobFilesSize: Int64 = 0
         /// Bytes of blobs once decompressed.
         public var blobsDecompressedSize: Int64
         /// Sessions in the store.
@@ -104,6 +108,7 @@ extension LogStore {
             totalStoreSize: databaseSize + counts.blobFileBytes,
             databaseSize: databaseSize,
             blobsSize: counts.blobBytes,
+            blobFilesSize: counts.blobFileBytes,
             blobsDecompressedSize: counts.blobDecompressedBytes,
             sessionCount: counts.sessions,
             currentSession: core.writer == nil ? nil : session,

@@ -58,7 +58,8 @@ enum StoreOpener {
         let previousHost = try previousSessionHost(connection)
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
-        let sessionRecord = try insertSession(current, into: connection)
+        let sessionRecord = configuration.recordsSessionOnOpen
+            ? try insertSession(current, into: connection) : try unrecordedSession(current)
 
         let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)
         let blobs = try BlobStore(
@@ -261,14 +262,17 @@ enum StoreOpener {
     }
 
     private static func insertSession(_ session: LogStore.Session, into connection: Connection) throws -> SessionRecord {
-        var record = SessionRecord(
-            rowID: 0, uuid: session.id.uuidString, startedAt: session.startDate.timeIntervalSince1970,
+        var record = try unrecordedSession(session)
+        try record.insert(into: connection)
+        return record
+    }
+
+    /// The session's row, not yet in the database (``LogStore/Configuration/recordsSessionOnOpen``):
+    /// the writer inserts it before its first commit.
+    private static func unrecordedSession(_ session: LogStore.Session) throws -> SessionRecord {
+        SessionRecord(
+            rowID: SessionRecord.unrecorded, uuid: session.id.uuidString, startedAt: session.startDate.timeIntervalSince1970,
             app: String(decoding: try StoreJSON.compactEncoder.encode(session.app), as: UTF8.self),
             host: String(decoding: try StoreJSON.compactEncoder.encode(session.host), as: UTF8.self))
-        try connection.run(
-            "INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)",
-            [.text(record.uuid), .real(record.startedAt), .text(record.app), .text(record.host)])
-        record.rowID = connection.lastInsertRowID
-        return record
     }
 }

@@ -69,7 +69,9 @@ enum ArgumentParser {
                 name = String(argument.dropFirst(2))
             }
             guard let option = spec.option(named: name) else {
-                throw UsageError(message: "unknown option '--\(name)'", command: spec.name)
+                var message = "unknown option '--\(name)'"
+                if let near = Suggestion.nearest(name, among: spec.options.map(\.name)) { message += "; did you mean '--\(near)'?" }
+                throw UsageError(message: message, command: spec.name)
             }
             guard option.takesValue else {
                 if inlineValue != nil {
@@ -83,7 +85,7 @@ enum ArgumentParser {
                 value = inlineValue
             } else {
                 guard index < arguments.count else {
-                    throw UsageError(message: "option '--\(name)' needs a value", command: spec.name)
+                    throw UsageError(message: "option '--\(name)' needs a value (\(option.synopsis))", command: spec.name)
                 }
                 value = arguments[index]
                 index += 1

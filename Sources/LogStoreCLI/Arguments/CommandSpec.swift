@@ -37,6 +37,7 @@ struct CommandSpec: Sendable {
         lines += ["", "Options:"]
         lines += Self.table(rows)
         if !discussion.isEmpty { lines += ["", discussion] }
+        lines += ["", "Global options: --color, --no-color, --utc. Exit statuses: 'logstore --help'."]
         return lines.joined(separator: "\n")
     }
 

@@ -33,16 +33,16 @@ struct PageFilters {
         ]
     }
 
-    init(_ arguments: ParsedArguments, now: Date, defaultLimit: Int) throws(UsageError) {
+    init(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc, defaultLimit: Int) throws(UsageError) {
         labels = arguments.all("label")
         for session in arguments.all("session") {
             sessions.append(try ValueParsers.uuid(session, option: "session"))
         }
         if let since = arguments.value("since") {
-            self.since = try ValueParsers.date(since, option: "since", now: now)
+            self.since = try ValueParsers.date(since, option: "since", now: now, timeZone: timeZone)
         }
         if let until = arguments.value("until") {
-            self.until = try ValueParsers.date(until, option: "until", now: now)
+            self.until = try ValueParsers.date(until, option: "until", now: now, timeZone: timeZone)
         }
         limit = defaultLimit
         if let limit = arguments.value("limit") {

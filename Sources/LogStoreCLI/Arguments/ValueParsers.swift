@@ -20,16 +20,16 @@ enum ValueParsers {
         return level ... .critical
     }
 
-    /// ISO 8601 (`2025-03-01T12:00:00Z`, with optional fractions or offset; a date alone means
-    /// its midnight UTC) or a time ago: `90s`, `15m`, `2h`, `3d`, `1w`.
-    static func date(_ text: String, option: String, now: Date) throws(UsageError) -> Date {
-        if let ago = relativeSeconds(text) {
-            return now.addingTimeInterval(-ago)
+    /// A point in time, in any form ``TimeParser`` reads; a usage error naming the option, the
+    /// value and the accepted forms otherwise.
+    static func date(_ text: String, option: String, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> Date {
+        guard let date = TimeParser.date(text, now: now, timeZone: timeZone) else {
+            throw invalid(option, text, "expected \(TimeParser.accepted)")
         }
-        if let date = isoDate(text) { return date }
-        throw invalid(option, text, "expected an ISO 8601 date (2025-03-01T12:00:00Z) or a time ago (15m, 2h, 3d)")
+        return date
     }
 
+    /// The seconds of a time ago (`90s`, `15m`, `2h`, `3d`, `1w`), `nil` for anything else.
     static func relativeSeconds(_ text: String) -> TimeInterval? {
         guard let unit = text.last, let amount = Double(text.dropLast()), amount >= 0,
             text.dropLast().allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
@@ -44,11 +44,9 @@ enum ValueParsers {
         }
     }
 
+    /// A date as the JSON output writes it (ISO 8601 with a zone), for tests and scripts.
     static func isoDate(_ text: String) -> Date? {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
-        let dateOnly = Date.ISO8601FormatStyle().year().month().day()
-        return try? dateOnly.parse(text)
+        TimeParser.absolute(text, timeZone: CommandEnvironment.utc)
     }
 
     /// A whole number within `range`.
@@ -71,6 +69,15 @@ enum ValueParsers {
         _ text: String, option: String, example: String
     ) throws(UsageError) -> C {
         guard let cursor = C(text) else {
+            // Each command pages its own rows: a cursor of the other kind is a slip between them.
+            if TaskQuery.Cursor(text) != nil {
+                throw invalid(option, text, "this is a cursor of 'logstore tasks', which takes it with --cursor; "
+                    + "this command expects one such as \(example)")
+            }
+            if MessageQuery.Cursor(text) != nil {
+                throw invalid(option, text, "this is a cursor of 'logstore messages' (and 'logstore tail'); "
+                    + "this command expects one such as \(example)")
+            }
             throw invalid(option, text, "expected a cursor printed by an earlier page, such as \(example)")
         }
         return cursor

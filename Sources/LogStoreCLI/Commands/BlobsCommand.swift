@@ -15,6 +15,10 @@ enum BlobsCommand: Command {
             sent or received it: LINKS counts them. Bodies are zlib-compressed when that makes
             them smaller (RATIO is decompressed / stored); up to 16 KiB stored they live in the
             database (inline), larger ones in files under <store>/blobs/.
+
+            Examples:
+              logstore blobs app.logstore
+              logstore blobs app.logstore --limit 5 --json
             """)
 
     static let defaultLimit = 50
@@ -37,23 +41,20 @@ enum BlobsCommand: Command {
             console.line("No blobs.")
             return
         }
-        let rows = blobs.map { blob in
+        var table = Table(columns: [
+            Table.Column(header: "KEY"), Table.Column(header: "STORED", alignment: .right),
+            Table.Column(header: "DECOMPRESSED", alignment: .right), Table.Column(header: "RATIO", alignment: .right),
+            Table.Column(header: "LINKS", alignment: .right), Table.Column(header: "WHERE"),
+        ])
+        table.rows = blobs.map { blob in
             [
                 blob.key, Format.bytes(blob.size), Format.bytes(blob.decompressedSize), ratio(blob),
                 Format.count(blob.linkCount), blob.storage.rawValue,
-            ]
+            ].map { Table.Cell($0) }
         }
-        let header = ["KEY", "STORED", "DECOMPRESSED", "RATIO", "LINKS", "WHERE"]
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        func render(_ row: [String]) -> String {
-            row.enumerated().map { column, cell in
-                // Text columns to the left, numbers to the right.
-                column == row.count - 1 ? cell
-                    : column == 0 ? TaskFormat.pad(cell, widths[column]) : TaskFormat.padLeft(cell, widths[column])
-            }.joined(separator: "  ")
+        for line in table.lines(width: console.environment.terminalWidth, headerPaint: console.style.bold) {
+            console.line(line)
         }
-        console.line(console.style.bold(render(header)))
-        for row in rows { console.line(render(row)) }
         let shown = blobs.count < info.blobCount ? "Showing \(Format.count(blobs.count)) of " : ""
         var total = "\(shown)\(Format.plural(info.blobCount, "blob")): \(Format.bytes(info.blobsSize)) stored, "
             + "\(Format.bytes(info.blobsDecompressedSize)) decompressed"

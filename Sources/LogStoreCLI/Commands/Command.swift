@@ -10,9 +10,11 @@ protocol Command: Sendable {
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws
 }
 
-/// A failure a command reports in one line (exit code 1).
+/// A failure a command reports in one line, with its exit status (``ExitStatus/failure``
+/// unless it says otherwise).
 struct CommandFailure: Error, CustomStringConvertible {
     var description: String
+    var status: Int32 = ExitStatus.failure
 }
 
 /// Opening and closing stores for the commands.
@@ -45,12 +47,16 @@ enum StoreAccess {
     ///
     /// A missing store is never created, and the store gets no sweep schedule: a command does
     /// its one job and leaves, and an application with the store open keeps its own schedule.
+    /// Nor does it get a session: maintenance from the shell is not a run of the app
+    /// (``LogStore/Configuration/recordsSessionOnOpen``).
     static func withWritableStore<T>(
         _ path: String, configuration: LogStore.Configuration, _ body: (LogStore) async throws -> T
     ) async throws -> T {
         if isArchive(path) {
             throw CommandFailure(description: "\(path) is an archive, which is read-only: only reading commands take one")
         }
+        var configuration = configuration
+        configuration.recordsSessionOnOpen = false
         return try await withStore(path, options: [], configuration: configuration, body)
     }
 

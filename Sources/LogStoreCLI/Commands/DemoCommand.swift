@@ -26,6 +26,14 @@ enum DemoCommand: Command {
             be stored as files, PNG, JPEG and GIF images, timeouts and 4xx/5xx answers, progress,
             metrics (DNS, connect, TLS, protocol, addresses), and credentials in headers, tokens
             and signed URLs that the store redacts before anything reaches the disk.
+
+            The default store (about 40 MB) fits the default size limit of an app that opens it
+            (256 MB); past it, the summary says so, since that app would trim it.
+
+            Examples:
+              logstore demo demo.logstore
+              logstore demo demo.logstore --count 20000 --sessions 2 --seed 7
+              logstore demo demo.logstore --append --count 5000 --tasks 0
             """)
 
     static let defaultCount = 100_000
@@ -134,7 +142,17 @@ enum DemoCommand: Command {
             rows.insert(("In store", "\(Format.plural(info.messageCount, "message")), \(Format.plural(info.sessionCount, "session"))"), at: 2)
         }
         let quoted = Format.shellQuoted(path)
-        return [style.bold("Demo store written.")] + Format.fields(rows) + [
+        var note: [String] = []
+        let limits = LogStore.Configuration()
+        let threshold = Int64(Double(limits.sizeLimit) * LogStore.Configuration.sizeSweepThresholdRatio)
+        if info.totalStoreSize >= threshold {
+            // An app opening this store with the default limits would trim it at once.
+            note = ["", style.yellow(
+                "Note: \(Format.bytes(info.totalStoreSize)) is over what the default size limit "
+                    + "(\(Format.bytes(limits.sizeLimit)), trimmed from \(Format.bytes(threshold))) keeps: an app opening it "
+                    + "with the defaults trims the oldest data. Open it with a larger Configuration.sizeLimit, or write fewer messages.")]
+        }
+        return [style.bold("Demo store written.")] + Format.fields(rows) + note + [
             "", "Try next:",
             "  logstore info \(quoted)",
             "  logstore messages \(quoted) --level warning --limit 20",

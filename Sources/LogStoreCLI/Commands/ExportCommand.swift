@@ -27,7 +27,8 @@ enum ExportCommand: Command {
             --level, --label and --grep select messages; --session, --since and --until select
             messages and tasks. Nothing is overwritten: the file is written beside its name and
             put in place when complete.
-            Times are ISO 8601 (2025-03-01T12:00:00Z, 2025-03-01) or a time ago: 90s, 15m, 2h, 3d, 1w.
+            Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
+            2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
 
             Examples:
               logstore export app.logstore -o incident.lsarchive --since 2h
@@ -41,7 +42,7 @@ enum ExportCommand: Command {
         }
         let url = URL(fileURLWithPath: path)
         let format = try format(arguments, url: url)
-        let options = try options(arguments, now: console.environment.currentDate)
+        let options = try options(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
         let bar = console.environment.progressOutput.map {
             ProgressBar(output: $0, unit: format == .archive ? "bytes" : "rows")
         }
@@ -79,16 +80,16 @@ enum ExportCommand: Command {
     }
 
     /// The filters as ``ExportOptions``.
-    static func options(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> ExportOptions {
+    static func options(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> ExportOptions {
         var options = ExportOptions(includesTaskDetails: arguments.flag("details"))
         for session in arguments.all("session") {
             options.sessions.append(try ValueParsers.uuid(session, option: "session"))
         }
         if let since = arguments.value("since") {
-            options.since = try ValueParsers.date(since, option: "since", now: now)
+            options.since = try ValueParsers.date(since, option: "since", now: now, timeZone: timeZone)
         }
         if let until = arguments.value("until") {
-            options.until = try ValueParsers.date(until, option: "until", now: now)
+            options.until = try ValueParsers.date(until, option: "until", now: now, timeZone: timeZone)
         }
         var messages = MessageQuery(labels: arguments.all("label"))
         if let level = arguments.value("level") {

@@ -21,7 +21,8 @@ enum MessagesCommand: Command {
             .flag("json", "Print NDJSON: one JSON object per message."),
         ],
         discussion: """
-            Times are ISO 8601 (2025-03-01T12:00:00Z, 2025-03-01) or a time ago: 90s, 15m, 2h, 3d, 1w.
+            Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
+            2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
             Levels: trace, debug, info, notice, warning, error, critical.
             --grep finds the words as typed, each one, without case or accents; --fts takes
             SQLite's FTS5 syntax: "a phrase", prefix*, AND, OR, NOT, NEAR(a b, 5), (...).
@@ -31,7 +32,6 @@ enum MessagesCommand: Command {
             Examples:
               logstore messages app.logstore --level warning --since 2h
               logstore messages app.logstore --grep "connection reset" --label http
-              logstore messages app.logstore --fts 'timeout OR refus*' --rank
               logstore messages app.logstore --meta user=42 --exclude-label health --json
               logstore messages app.logstore --show-cursor     # later: --after-cursor m1234
             """)
@@ -50,7 +50,7 @@ enum MessagesCommand: Command {
     static let defaultLimit = 100
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        let query = try query(arguments, now: console.environment.currentDate)
+        let query = try query(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
         let pageSize = query.limit
         var lookahead = query
         // One more than shown tells whether a next page exists without printing a cursor that
@@ -93,8 +93,8 @@ enum MessagesCommand: Command {
     }
 
     /// The filters and page as a ``MessageQuery``.
-    static func query(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> MessageQuery {
-        let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
+    static func query(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> MessageQuery {
+        let page = try PageFilters(arguments, now: now, timeZone: timeZone, defaultLimit: defaultLimit)
         var query = try filters(arguments)
         query.labels = page.labels
         query.sessions = page.sessions

@@ -17,6 +17,7 @@ enum OpenCommand: Command {
 
             Examples:
               logstore open incident.lsarchive
+              logstore open incident.lsarchive --json | jq .messageCount
               logstore messages incident.lsarchive --level error
             """)
 
@@ -33,15 +34,15 @@ enum OpenCommand: Command {
             console.line(try JSONOutput.pretty(info))
             return
         }
-        for line in lines(info, path: URL(fileURLWithPath: path).path) { console.line(line) }
+        for line in lines(info, path: URL(fileURLWithPath: path).path, style: console.style) { console.line(line) }
     }
 
-    static func lines(_ info: ArchiveInfo, path: String) -> [String] {
+    static func lines(_ info: ArchiveInfo, path: String, style: TextStyle) -> [String] {
         var rows: [(String, String)] = [
-            ("Archive", path),
+            ("Archive", Format.escaped(path)),
             ("Store ID", info.storeID.uuidString),
             ("Exported from", info.sourceStoreID.uuidString),
-            ("Created", Format.timestamp(info.createdAt)),
+            ("Created", style.time(info.createdAt)),
             ("Messages", Format.count(info.messageCount)),
             ("Tasks", Format.count(info.taskCount)),
             ("Blobs", Format.count(info.blobCount)),
@@ -54,7 +55,7 @@ enum OpenCommand: Command {
         ]
         for session in info.sessions {
             let app = [session.app, session.appVersion].compactMap { $0 }.map(Format.escaped).joined(separator: " ")
-            rows.append(("  " + session.id.uuidString, "\(Format.timestamp(session.startDate))  \(app) on \(Format.escaped(session.hostname))"))
+            rows.append(("  " + session.id.uuidString, "\(style.time(session.startDate))  \(app) on \(Format.escaped(session.hostname))"))
         }
         return Format.fields(rows)
     }

@@ -9,7 +9,14 @@ enum SessionsCommand: Command {
         summary: "List the sessions (process runs) with their app and host snapshots.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [.flag("json", "Print the sessions as a JSON array (pretty, sorted keys, ISO 8601 dates).")],
-        discussion: "Sessions are listed oldest first. Use a session's id with 'logstore messages --session'.")
+        discussion: """
+            Sessions are listed oldest first. Use a session's id with 'logstore messages --session'.
+            Maintenance from the shell (logstore sweep) records no session.
+
+            Examples:
+              logstore sessions app.logstore
+              logstore sessions app.logstore --json | jq '.[].id'
+            """)
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let sessions = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.sessions() }
@@ -24,18 +31,18 @@ enum SessionsCommand: Command {
         for (index, session) in sessions.enumerated() {
             if index > 0 { console.line() }
             console.line(console.style.bold("Session \(index + 1) of \(sessions.count)  \(session.id.uuidString)"))
-            for line in Format.fields(rows(session), indent: 2) { console.line(line) }
+            for line in Format.fields(rows(session, style: console.style), indent: 2) { console.line(line) }
             for change in session.hostChanges {
                 console.line("  " + console.style.yellow("Host changed: \(Format.escaped(change))"))
             }
         }
     }
 
-    static func rows(_ session: LogStore.Session) -> [(String, String)] {
+    static func rows(_ session: LogStore.Session, style: TextStyle) -> [(String, String)] {
         let app = session.app
         let host = session.host
         var rows: [(String, String)] = [
-            ("Started", Format.timestamp(session.startDate)),
+            ("Started", style.time(session.startDate)),
             ("App", [app.name, app.version].compactMap { $0 }.map(Format.escaped).joined(separator: " ")
                 + " (pid \(app.pid))"),
             ("Arguments", app.arguments.map { Format.escaped(Format.shellQuoted($0)) }.joined(separator: " ")),

@@ -20,7 +20,8 @@ enum SummaryCommand: Command {
         discussion: """
             Without --since and --until the histogram runs from the oldest to the newest matching
             message. Bars are coloured by level on a terminal (plain with NO_COLOR or when piped).
-            Times are ISO 8601 (2025-03-01T12:00:00Z, 2025-03-01) or a time ago: 90s, 15m, 2h, 3d, 1w.
+            Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
+            2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
 
             Examples:
               logstore summary app.logstore --since 1h
@@ -34,7 +35,7 @@ enum SummaryCommand: Command {
     static let bucketRange = 1...1000
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        let (query, buckets) = try request(arguments, now: console.environment.currentDate)
+        let (query, buckets) = try request(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
         let summary = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) {
             try await $0.summary(query, buckets: buckets)
         }
@@ -46,8 +47,8 @@ enum SummaryCommand: Command {
     }
 
     /// The query and bucket count the arguments ask for.
-    static func request(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> (MessageQuery, Int) {
-        let filters = try PageFilters(arguments, now: now, defaultLimit: 1)
+    static func request(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> (MessageQuery, Int) {
+        let filters = try PageFilters(arguments, now: now, timeZone: timeZone, defaultLimit: 1)
         if let since = filters.since, let until = filters.until, until < since {
             throw UsageError(message: "--until must not be before --since", command: spec.name)
         }

@@ -45,7 +45,7 @@ enum TailCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        var query = try MessagesCommand.query(arguments, now: console.environment.currentDate)
+        var query = try MessagesCommand.query(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
         // Where to start is the tail's own (`start`): `messages`' reading of --after-cursor goes.
         query.cursor = nil
         query.order = .oldestFirst

@@ -22,7 +22,13 @@ enum TaskCommand: Command {
             receiving the response, in milliseconds on a common time axis.
 
             The --json output names the bodies by key (as 'logstore blobs' lists them); the
-            library reads one with LogStore.blobData(forKey:).
+            library reads one with LogStore.blobData(forKey:). States, types and fetch types
+            are written by name.
+
+            Examples:
+              logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF
+              logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF --full
+              logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF --json | jq .summary.state
             """)
 
     static let defaultBodyLines = 100
@@ -38,10 +44,13 @@ enum TaskCommand: Command {
             return (details, request, response)
         }
         guard let (details, requestBody, responseBody) = loaded else {
-            throw CommandFailure(description: "no task with id \(id.uuidString) in \(StoreAccess.url(path).path)")
+            throw CommandFailure(
+                description: "no task with id \(id.uuidString) in \(Format.escaped(StoreAccess.url(path).path)): "
+                    + "'logstore tasks \(Format.escaped(Format.shellQuoted(path)))' lists the ids (last column)",
+                status: ExitStatus.notFound)
         }
         if arguments.flag("json") {
-            console.line(try JSONOutput.pretty(details))
+            console.line(try TaskRecord.pretty(details))
             return
         }
         for line in lines(details, requestBody: requestBody, responseBody: responseBody, lineLimit: lineLimit, style: console.style) {
@@ -70,7 +79,7 @@ enum TaskCommand: Command {
             ("Task", task.id.uuidString),
             ("Type", "\(typeName(task.taskType)), \(stateName(task.state))"),
             ("Direction", task.direction == .inbound ? "inbound (a request this process handled)" : "outbound (a call this process made)"),
-            ("Started", Format.timestamp(task.createdAt)),
+            ("Started", style.time(task.createdAt)),
             ("Duration", task.duration.map(TaskFormat.milliseconds) ?? "unknown"),
             ("Label", Format.escaped(task.label)),
             ("Session", task.sessionID.uuidString),

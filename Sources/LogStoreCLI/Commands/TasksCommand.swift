@@ -30,8 +30,10 @@ enum TasksCommand: Command {
             .flag("json", "Print NDJSON: one NetworkTaskSummary object per task."),
         ],
         discussion: """
-            Each line: start time, direction (→ a call made, ← a request handled), method, status, duration, response body size, URL and the task id
-            (for 'logstore task'). A task that failed without a response shows ERR and its error; a
+            A header, then one row per task: start time, direction (→ a call made, ← a request
+            handled), method, status, duration, response body size, URL and the task id (for
+            'logstore task'); on a terminal long URLs are clipped to its width (piped, nothing
+            is). A task that failed without a response shows ERR and its error; a
             pending one shows ... and its progress. Statuses are coloured by class on a terminal.
             A status filter leaves out tasks without a response (use --state failure for those).
 
@@ -41,7 +43,8 @@ enum TasksCommand: Command {
             is compared exactly, character for character: /api/v1 also matches /api/v10 (end it
             with / for whole segments). Content types ignore case and parameters.
 
-            Times are ISO 8601 (2025-03-01T12:00:00Z, 2025-03-01) or a time ago: 90s, 15m, 2h, 3d, 1w.
+            Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
+            2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
 
             Examples:
               logstore tasks app.logstore --status 5xx --since 1h
@@ -53,7 +56,7 @@ enum TasksCommand: Command {
     static let defaultLimit = 100
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        let query = try query(arguments, now: console.environment.currentDate)
+        let query = try query(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
         let page: TaskPage
         do {
             page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.tasks(query) }
@@ -63,7 +66,7 @@ enum TasksCommand: Command {
         }
 
         if arguments.flag("json") {
-            for task in page.tasks { console.line(try JSONOutput.line(task)) }
+            for task in page.tasks { console.line(try TaskRecord.line(task)) }
             if let next = page.nextCursor {
                 console.errorLine("logstore: more tasks: continue with --cursor \(next)")
             }
@@ -73,9 +76,8 @@ enum TasksCommand: Command {
             console.line("No tasks match.")
             return
         }
-        let methodWidth = min(8, page.tasks.map { ($0.method ?? "-").count }.max() ?? 3)
-        for task in page.tasks {
-            console.line(TaskFormat.line(task, methodWidth: methodWidth, style: console.style))
+        for line in TaskFormat.table(page.tasks, style: console.style, width: console.environment.terminalWidth) {
+            console.line(line)
         }
         if let next = page.nextCursor {
             console.line(console.style.dim("-- more: \(MessagesCommand.continuation(arguments.raw, cursor: next, command: spec.name))"))
@@ -83,8 +85,8 @@ enum TasksCommand: Command {
     }
 
     /// The filters and page as a ``TaskQuery``.
-    static func query(_ arguments: ParsedArguments, now: Date) throws(UsageError) -> TaskQuery {
-        let page = try PageFilters(arguments, now: now, defaultLimit: defaultLimit)
+    static func query(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> TaskQuery {
+        let page = try PageFilters(arguments, now: now, timeZone: timeZone, defaultLimit: defaultLimit)
         var query = TaskQuery(
             labels: page.labels, sessions: page.sessions, since: page.since, until: page.until,
             order: page.isOldestFirst ? .oldestFirst : .newestFirst, limit: page.limit,

@@ -21,6 +21,16 @@ enum Format {
             + ".\(pad(milliseconds, 3))Z"
     }
 
+    /// The same in `zone`: `Z` for UTC, else the local wall-clock time and its offset,
+    /// `2025-06-15T17:06:40.123+02:00` (one form the time options read back).
+    static func timestamp(_ date: Date, in zone: TimeZone) -> String {
+        let offset = zone.secondsFromGMT(for: date)
+        if offset == 0 && zone.identifier == CommandEnvironment.utc.identifier { return timestamp(date) }
+        let shifted = timestamp(date.addingTimeInterval(Double(offset))).dropLast()
+        let minutes = abs(offset) / 60
+        return shifted + (offset < 0 ? "-" : "+") + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
+    }
+
     private static func pad(_ value: Int, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

@@ -10,7 +10,7 @@ enum MessageFormat {
         let label = Format.escaped(message.label)
         let paddedLabel = label.count >= labelWidth
             ? label : label + String(repeating: " ", count: labelWidth - label.count)
-        var line = style.dim(Format.timestamp(message.createdAt)) + " " + style.level(message.level) + " "
+        var line = style.dim(style.time(message.createdAt)) + " " + style.level(message.level) + " "
             + style.cyan(paddedLabel) + " " + highlighted(message.text, matches, style: style)
         if !message.metadata.isEmpty {
             line += "  " + style.dim(metadata(message.metadata))

@@ -14,15 +14,15 @@ enum SummaryFormat {
         guard summary.total > 0 else {
             var lines = ["No messages match."]
             if let interval = summary.interval {
-                lines.append("Window: \(Format.timestamp(interval.start)) to \(Format.timestamp(interval.end))")
+                lines.append("Window: \(style.time(interval.start)) to \(style.time(interval.end))")
             }
             return lines
         }
         var lines: [String] = []
         var rows: [(String, String)] = [("Messages", Format.count(summary.total))]
         if let interval = summary.interval {
-            rows.append(("From", Format.timestamp(interval.start)))
-            rows.append(("To", Format.timestamp(interval.end) + " (\(Format.duration(interval.duration)))"))
+            rows.append(("From", style.time(interval.start)))
+            rows.append(("To", style.time(interval.end) + " (\(Format.duration(interval.duration)))"))
         }
         rows.append(("Error rate", errorRate(summary) + " (error and critical)"))
         lines += Format.fields(rows)
@@ -50,7 +50,7 @@ enum SummaryFormat {
         lines += ["", style.bold("Messages over time") + style.dim(" (\(summary.histogram.count) buckets)")]
         for bucket in summary.histogram {
             let bar = self.bar(bucket, widest: widest, style: style)
-            lines.append(style.dim(Format.timestamp(bucket.start)) + "  " + bar.text
+            lines.append(style.dim(style.time(bucket.start)) + "  " + bar.text
                 + String(repeating: " ", count: barWidth - bar.width) + "  "
                 + rightAligned(Format.count(bucket.total), countWidth))
         }

@@ -4,37 +4,74 @@ import LogStore
 /// Network tasks for people: one line per task for `logstore tasks`, and the pieces of
 /// `logstore task` (headers, bodies, the timing waterfall).
 enum TaskFormat {
-    // MARK: One line per task
+    // MARK: One row per task
 
-    /// `2025-06-15T15:06:40.123Z → GET    200    18.2 ms   12.1 KB  https://…  <id>` (`→` a call
-    /// made, `←` a request handled); a failure
-    /// without a response shows `ERR` and its error, a pending task `...` and its progress, a
-    /// task without a response body the size it sent (`↑43.3 KB`).
-    static func line(_ task: NetworkTaskSummary, methodWidth: Int, style: TextStyle) -> String {
-        let method = Format.escaped(task.method ?? "-")
-        let status: String
+    /// One column of `logstore tasks`: its header and how a task fills it. A new column is one
+    /// more entry in ``columns``.
+    struct Column: Sendable {
+        var column: Table.Column
+        var cell: @Sendable (NetworkTaskSummary, TextStyle) -> Table.Cell
+    }
+
+    /// The columns of `logstore tasks`, in order: `TIME DIR METHOD STATUS DURATION SIZE URL ID`. `DIR` is `→` for a call made, `←` for a request handled. A
+    /// failure without a response shows `ERR` and its error after the URL, a pending task `...`
+    /// and its progress, a task without a response body the size it sent (`↑43.3 KB`).
+    static let columns: [Column] = [
+        Column(column: Table.Column(header: "TIME")) { task, style in
+            Table.Cell(style.time(task.createdAt), paint: style.dim)
+        },
+        Column(column: Table.Column(header: "DIR")) { task, _ in
+            Table.Cell(task.direction == .inbound ? "←" : "→")
+        },
+        Column(column: Table.Column(header: "METHOD")) { task, _ in
+            Table.Cell(Format.escaped(task.method ?? "-"))
+        },
+        Column(column: Table.Column(header: "STATUS")) { task, style in
+            Table.Cell(statusText(task)) { style.status($0, code: task.statusCode, state: task.state) }
+        },
+        Column(column: Table.Column(header: "DURATION", alignment: .right)) { task, _ in
+            Table.Cell(task.duration.map(milliseconds) ?? "-")
+        },
+        Column(column: Table.Column(header: "SIZE", alignment: .right)) { task, _ in
+            Table.Cell(sizeText(task))
+        },
+        Column(column: Table.Column(header: "URL", isFlexible: true)) { task, style in
+            var cell = Table.Cell(Format.escaped(task.url ?? "(no URL)"))
+            if task.statusCode == nil, let error = task.error {
+                cell.append("  ")
+                cell.append(Format.escaped(error.description), paint: style.red)
+            }
+            return cell
+        },
+        Column(column: Table.Column(header: "ID")) { task, style in
+            Table.Cell(task.id.uuidString, paint: style.dim)
+        },
+    ]
+
+    /// The table of `tasks`: a header and one row per task, clipped to `width` when given.
+    static func table(_ tasks: [NetworkTaskSummary], style: TextStyle, width: Int?) -> [String] {
+        var table = Table(columns: columns.map(\.column))
+        table.rows = tasks.map { task in columns.map { $0.cell(task, style) } }
+        return table.lines(width: width, headerPaint: style.bold)
+    }
+
+    /// `200`, `...` (pending) or `ERR` (failed without a response).
+    static func statusText(_ task: NetworkTaskSummary) -> String {
         switch (task.statusCode, task.state) {
-        case (let code?, _): status = String(code)
-        case (nil, .pending): status = "..."
-        case (nil, _): status = "ERR"
+        case (let code?, _): String(code)
+        case (nil, .pending): "..."
+        case (nil, _): "ERR"
         }
-        // What came back; for a request that got no body back (an upload), what was sent, marked ↑.
-        var size = task.responseBodySize > 0 ? Format.bytes(task.responseBodySize)
-            : task.requestBodySize > 0 ? "↑" + Format.bytes(task.requestBodySize) : "-"
+    }
+
+    /// What came back; for a request that got no body back (an upload), what was sent, marked
+    /// ↑; a pending task's progress.
+    static func sizeText(_ task: NetworkTaskSummary) -> String {
         if task.state == .pending, let fraction = task.progress?.fractionCompleted {
-            size = "\(Int((fraction * 100).rounded(.down)))%"
+            return "\(Int((fraction * 100).rounded(.down)))%"
         }
-        var line = style.dim(Format.timestamp(task.createdAt)) + " "
-            + (task.direction == .inbound ? "←" : "→") + " "
-            + pad(method, methodWidth) + " "
-            + style.status(pad(status, 3), code: task.statusCode, state: task.state) + " "
-            + padLeft(task.duration.map(milliseconds) ?? "-", 10) + " "
-            + padLeft(size, 9) + "  "
-            + Format.escaped(task.url ?? "(no URL)")
-        if task.statusCode == nil, let error = task.error {
-            line += "  " + style.red(Format.escaped(error.description))
-        }
-        return line + "  " + style.dim(task.id.uuidString)
+        return task.responseBodySize > 0 ? Format.bytes(task.responseBodySize)
+            : task.requestBodySize > 0 ? "↑" + Format.bytes(task.requestBodySize) : "-"
     }
 
     /// `0.4 ms`, `18.2 ms`, `1,204 ms`.

@@ -1,8 +1,44 @@
+import Foundation
 import LogStore
 
 /// ANSI colours for human output; every method returns its text unchanged when colours are off.
-struct TextStyle: Sendable {
+///
+/// Whether they are on is decided in one place, ``colorsEnabled(_:variables:isTerminal:)``.
+public struct TextStyle: Sendable {
     let enabled: Bool
+    /// The zone human output shows times in (`--utc`, or the machine's).
+    var timeZone: TimeZone = CommandEnvironment.utc
+
+    /// A time as human output shows it: in ``timeZone``, with its offset.
+    func time(_ date: Date) -> String { Format.timestamp(date, in: timeZone) }
+
+    /// What the user asked for: `--color` (``always``), `--no-color` (``never``), or neither.
+    public enum ColorChoice: Sendable {
+        /// Colours on a terminal only, unless `NO_COLOR` or `TERM=dumb` says otherwise.
+        case auto
+        /// Colours even when piped (`--color`, for `less -R`).
+        case always
+        /// No colours (`--no-color`).
+        case never
+    }
+
+    /// Whether output gets colours: `--color` forces them and `--no-color` turns them off;
+    /// otherwise only on a terminal, when `NO_COLOR` is unset or empty (no-color.org: any other
+    /// value turns colours off) and `TERM` is not `dumb`.
+    ///
+    /// - Parameters:
+    ///   - choice: the command line's choice.
+    ///   - variables: the process environment.
+    ///   - isTerminal: whether standard output is a terminal.
+    public static func colorsEnabled(_ choice: ColorChoice, variables: [String: String], isTerminal: Bool) -> Bool {
+        switch choice {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            let noColor = !(variables["NO_COLOR"] ?? "").isEmpty
+            return isTerminal && !noColor && variables["TERM"] != "dumb"
+        }
+    }
 
     private func wrap(_ text: String, _ code: String) -> String {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text

@@ -1,0 +1,82 @@
+import Foundation
+import LogStore
+
+/// The statuses `logstore` exits with: a small set a script can branch on, the last three from
+/// BSD's `sysexits.h` (which shells and `systemd` already know).
+enum ExitStatus {
+    /// The work was done.
+    static let success: Int32 = 0
+    /// The work failed (an invalid store, a write error, anything not below).
+    static let failure: Int32 = 1
+    /// `EX_USAGE`: an unknown command or option, a missing or malformed value.
+    static let usage: Int32 = 64
+    /// `EX_NOINPUT`: the store, archive or task named does not exist.
+    static let notFound: Int32 = 66
+    /// `EX_TEMPFAIL`: another process held the store busy past the wait; trying again may work.
+    static let busy: Int32 = 75
+
+    /// Every status with its meaning, as `logstore --help` lists them.
+    static let all: [(code: Int32, meaning: String)] = [
+        (success, "success"),
+        (failure, "the work failed (an invalid store, a write error, ...)"),
+        (usage, "usage error: an unknown command or option, a missing or malformed value"),
+        (notFound, "not found: no store, archive or task at what was named"),
+        (busy, "busy: another process held the store locked; try again"),
+    ]
+}
+
+/// An error a command threw, as the line `logstore` prints and the status it exits with:
+/// what went wrong, then what to do next.
+struct Failure {
+    var message: String
+    var status: Int32
+
+    /// - Parameters:
+    ///   - error: what the command threw (not a ``UsageError``, handled apart).
+    ///   - arguments: the command's arguments, to name the store in advice.
+    init(_ error: any Error, arguments: [String]) {
+        switch error {
+        case let failure as CommandFailure:
+            self.init(message: failure.description, status: failure.status)
+        case LogStoreError.fileDoesntExist(let url)
+        where arguments.contains(where: { URL(fileURLWithPath: $0).standardized.path == url.standardized.path }):
+            // The store or archive named on the command line (a missing output directory is
+            // another matter, reported as it is).
+            self.init(
+                message: "no store or archive at \(Format.escaped(url.path)): check the path, or create a demo store "
+                    + "with 'logstore demo \(Format.escaped(Format.shellQuoted(url.path)))'",
+                status: ExitStatus.notFound)
+        case let error as LogStoreError:
+            self.init(error)
+        default:
+            self.init(message: String(describing: error), status: ExitStatus.failure)
+        }
+    }
+
+    init(message: String, status: Int32) {
+        self.message = message
+        self.status = status
+    }
+
+    private init(_ error: LogStoreError) {
+        switch error {
+        case .storeInvalid(let url, let reason):
+            self.init(
+                message: "\(Format.escaped(url.path)) is not a store LogStore can open (\(Format.escaped(reason))): "
+                    + "give a *.logstore directory or a *.lsarchive file",
+                status: ExitStatus.failure)
+        case .unsupportedVersion:
+            self.init(
+                message: "\(Format.escaped(error.description)); a newer logstore reads it (logstore --version prints this one's)",
+                status: ExitStatus.failure)
+        default:
+            if error.databaseError?.isBusy == true {
+                self.init(
+                    message: "\(Format.escaped(error.description)): another process holds the store busy; try again in a moment",
+                    status: ExitStatus.busy)
+            } else {
+                self.init(message: Format.escaped(error.description), status: ExitStatus.failure)
+            }
+        }
+    }
+}

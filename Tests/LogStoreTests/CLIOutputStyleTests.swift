@@ -1,0 +1,122 @@
+import Foundation
+import LogStore
+import Testing
+@testable import LogStoreCLI
+
+/// When `logstore` colours and clips its output: decided from the environment the command gets
+/// (never from the real terminal), overridden by `--color` / `--no-color`.
+@Suite struct CLIOutputStyleTests {
+    func run(_ arguments: [String], environment: CommandEnvironment) async -> (status: Int32, output: String, error: String) {
+        var output = ""
+        var error = ""
+        let status = await LogStoreCommand.run(arguments, output: &output, error: &error, environment: environment)
+        return (status, output, error)
+    }
+
+    func detect(_ variables: [String: String], terminal: Bool = true, columns: Int? = 80) -> CommandEnvironment {
+        CommandEnvironment.detect(variables: variables, outputIsTerminal: terminal, errorIsTerminal: terminal, terminalColumns: columns)
+    }
+
+    @Test func coloursOnlyOnATerminalWithoutNoColorOrDumb() {
+        #expect(detect([:]).usesColors)
+        #expect(detect(["NO_COLOR": ""]).usesColors)  // empty counts as unset (no-color.org)
+        #expect(!detect(["NO_COLOR": "1"]).usesColors)
+        #expect(!detect(["NO_COLOR": "false"]).usesColors)  // any value
+        #expect(!detect(["TERM": "dumb"]).usesColors)
+        #expect(!detect([:], terminal: false).usesColors)
+    }
+
+    @Test func widthAndProgressOnlyOnATerminal() {
+        #expect(detect([:]).terminalWidth == 80)
+        #expect(detect(["COLUMNS": "120"], columns: nil).terminalWidth == 120)
+        #expect(detect([:], terminal: false).terminalWidth == nil)
+        #expect(detect([:]).progressOutput != nil)
+        #expect(detect(["TERM": "dumb"]).progressOutput == nil)
+        #expect(detect([:], terminal: false).progressOutput == nil)
+    }
+
+    @Test func colorAndNoColorOverrideTheEnvironment() async throws {
+        try await withTemporaryStoreURL { url in
+            try await CLITests().makeStore(at: url)
+            let plain = CommandEnvironment(usesColors: false, now: CLITests.now)
+            let forced = await run(["messages", url.path, "--limit", "2", "--color"], environment: plain)
+            #expect(forced.status == 0)
+            #expect(forced.output.contains("\u{1B}["))
+            var coloured = plain
+            coloured.usesColors = true
+            let off = await run(["--no-color", "messages", url.path, "--limit", "2"], environment: coloured)
+            #expect(off.status == 0)
+            #expect(!off.output.contains("\u{1B}"))
+        }
+    }
+
+    @Test func tasksTableHasAHeaderAndClipsOnlyToATerminal() async throws {
+        try await withTemporaryStoreURL { url in
+            try await CLITests().makeDemoStore(at: url, count: 100, tasks: 20)
+            let piped = await run(["tasks", url.path], environment: CommandEnvironment(now: CLITests.now))
+            let lines = piped.output.split(separator: "\n").map(String.init)
+            #expect(lines.first?.split(separator: " ") == ["TIME", "METHOD", "STATUS", "DURATION", "SIZE", "URL", "ID"])
+            // Columns line up: every row's URL starts where the header's does.
+            let urlColumn = try #require(lines.first?.range(of: "URL")).lowerBound.utf16Offset(in: lines[0])
+            for line in lines.dropFirst() where !line.hasPrefix("--") {
+                #expect(line.dropFirst(urlColumn).hasPrefix("http"), "\(line)")
+            }
+            #expect(lines.contains { $0.count > 130 })
+
+            let narrow = CommandEnvironment(now: CLITests.now, terminalWidth: 130)
+            let clipped = await run(["tasks", url.path], environment: narrow)
+            let rows = clipped.output.split(separator: "\n").filter { !$0.hasPrefix("--") }
+            #expect(rows.allSatisfy { $0.count <= 130 }, "\(rows.map(\.count))")
+            #expect(rows.contains { $0.contains("…") })
+
+            let json = await run(["tasks", url.path, "--json"], environment: narrow)
+            #expect(!json.output.contains("TIME"))
+            #expect(!json.output.contains("…"))
+        }
+    }
+
+    @Test func utcAndLocalTimesInHumanOutput() async throws {
+        try await withTemporaryStoreURL { url in
+            try await CLITests().makeStore(at: url)
+            var paris = CommandEnvironment(now: CLITests.now)
+            paris.timeZone = TimeParsingTests.paris
+            let local = await run(["messages", url.path, "--limit", "1"], environment: paris)
+            #expect(local.output.hasPrefix("2025-06-15T17:06:40.000+02:00 "))
+            let utc = await run(["messages", url.path, "--limit", "1", "--utc"], environment: paris)
+            #expect(utc.output.hasPrefix("2025-06-15T15:06:40.000Z "))
+            // A time typed without a zone is the command's local time: 17:06:40 in Paris.
+            let since = await run(["messages", url.path, "--since", "2025-06-15T17:06:40", "--json"], environment: paris)
+            #expect(since.output.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test func eachCommandTakesOnlyItsOwnCursor() async throws {
+        try await withTemporaryStoreURL { url in
+            try await CLITests().makeStore(at: url)
+            let environment = CommandEnvironment(now: CLITests.now)
+            let messages = await run(["messages", url.path, "--cursor", "t12"], environment: environment)
+            #expect(messages.status == ExitStatus.usage)
+            #expect(messages.error.contains("a cursor of 'logstore tasks'"))
+            let tasks = await run(["tasks", url.path, "--cursor", "m12"], environment: environment)
+            #expect(tasks.status == ExitStatus.usage)
+            #expect(tasks.error.contains("a cursor of 'logstore messages'"))
+        }
+    }
+
+    @Test func helpListsCommandsExitStatusesAndExamples() async {
+        let top = await run(["--help"], environment: CommandEnvironment())
+        #expect(top.status == 0)
+        for text in ["logstore help <command>", "Exit statuses:", "64", "66", "75", "--no-color", "--utc"] {
+            #expect(top.output.contains(text), "\(text)")
+        }
+        for command in LogStoreCommand.commands {
+            let help = command.spec.help
+            #expect(help.contains("Usage: logstore \(command.spec.name)"))
+            let examples = help.components(separatedBy: "\n").filter { $0.hasPrefix("  logstore \(command.spec.name) ") }
+            #expect((2...4).contains(examples.count), "\(command.spec.name): \(examples.count) examples")
+        }
+        let typo = await run(["mesages"], environment: CommandEnvironment())
+        #expect(typo.status == ExitStatus.usage)
+        #expect(typo.error.contains("did you mean 'messages'?"))
+    }
+}
