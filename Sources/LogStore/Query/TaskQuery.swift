@@ -71,7 +71,9 @@ public struct TaskQuery: Sendable, Hashable {
 
     /// The order of tasks: by their row id, the order they were stored in.
     public enum SortOrder: String, Sendable, Hashable, Codable {
+        /// The most recently stored task first.
         case newestFirst
+        /// The first stored task first.
         case oldestFirst
     }
 
@@ -93,6 +95,7 @@ public struct TaskQuery: Sendable, Hashable {
             self.lastID = id
         }
 
+        /// The text form, `t<id>`; ``init(_:)`` parses it back.
         public var description: String { "t\(lastID)" }
     }
 
