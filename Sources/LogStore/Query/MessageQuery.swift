@@ -48,7 +48,7 @@ public struct MessageQuery: Sendable, Hashable {
     /// Continue after the last message of an earlier page (``MessagePage/nextCursor``).
     public var cursor: Cursor?
     /// Whether the technical messages of network tasks (one per completed task, label `network`
-    /// unless set) are included. Default: `false`, so pages, ``LogStore/count(_:)`` and
+    /// unless set) are included. Default: `false`, so pages, ``LogStore/count(_:)-(MessageQuery)`` and
     /// ``LogStore/Info/messageCount`` all see the same logged messages; set it to see the
     /// network timeline beside them (``LogStore/task(id:)`` has the task itself).
     public var includesTaskMessages: Bool

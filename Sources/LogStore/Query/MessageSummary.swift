@@ -10,7 +10,7 @@ public import Foundation
 /// ```
 ///
 /// Counts are exact (never estimated) and cover the messages the same query's
-/// ``LogStore/count(_:)`` counts: `total == count(query)`, and the buckets add up to `total`.
+/// ``LogStore/count(_:)-(MessageQuery)`` counts: `total == count(query)`, and the buckets add up to `total`.
 public struct MessageSummary: Sendable, Hashable, Codable {
     /// The time the histogram spans: the query's ``MessageQuery/since`` and
     /// ``MessageQuery/until`` where given, otherwise the oldest and newest matching message's

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What ``LogStore/tasks(_:)`` and ``LogStore/count(_:)`` answer: filters over
+/// What ``LogStore/tasks(_:)`` and ``LogStore/count(_:)-(TaskQuery)`` answer: filters over
 /// network tasks, order and a page size, with keyset pagination through ``Cursor``.
 ///
 /// Every filter given must hold (they combine with AND); the values within one list are

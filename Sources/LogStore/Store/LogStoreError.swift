@@ -43,7 +43,7 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, 
     /// Something the library does not expect happened (a bug worth reporting); the text says what.
     case unexpected(String)
 
-    /// The case of an error without its payload: what ``==`` compares.
+    /// The case of an error without its payload: what `==` compares.
     public enum Kind: String, Sendable, Hashable, CustomStringConvertible {
         /// The kind of a ``LogStoreError/fileDoesntExist(_:)`` error.
         case fileDoesntExist
