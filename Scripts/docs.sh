@@ -31,10 +31,13 @@ if [ -z "$docc" ]; then
     exit 1
 fi
 
-# swiftc writes the graphs only when it compiles the module: remove the module's build products
-# so it compiles again, and the graphs of an earlier run so none is stale.
-rm -rf "$graphs" "$module_graphs"
-find "$scratch" -type d -name LogStore.build -prune -exec rm -rf {} + 2>/dev/null || true
+# swiftc writes the graphs only when it compiles the module, so every run starts from a clean
+# private build directory (removing only the module's products is not enough: SwiftPM does not
+# plan again when nothing changed, and then misses the files it planned). A site from an earlier
+# run is kept until the conversion replaces it.
+if [ -d "$scratch" ]; then
+    find "$scratch" -mindepth 1 -maxdepth 1 ! -name site -exec rm -rf {} +
+fi
 mkdir -p "$graphs" "$module_graphs"
 
 echo "docs.sh: building symbol graphs of LogStore (in $scratch)"
