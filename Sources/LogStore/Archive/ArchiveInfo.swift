@@ -1,7 +1,7 @@
 public import Foundation
 
 /// What an archive holds, as its info record says: ``LogStore/archiveInfo`` of a store opened with
-/// ``LogStore/init(archiveURL:limits:)``, and what `logstore open` prints.
+/// ``LogStore/init(archiveURL:limits:configuration:)``, and what `logstore open` prints.
 public struct ArchiveInfo: Sendable, Hashable, Codable {
     /// One session the archive holds messages or tasks of.
     public struct Session: Sendable, Hashable, Codable {
@@ -17,7 +17,7 @@ public struct ArchiveInfo: Sendable, Hashable, Codable {
         public var hostname: String
     }
 
-    /// The archive format's version (see ``ArchiveFormat``).
+    /// The archive format's version (the document's `PRAGMA user_version`; 1 for this library).
     public var formatVersion: Int
     /// The archive's own store id: new for every export, so an archive is never mistaken for
     /// the store it came from.

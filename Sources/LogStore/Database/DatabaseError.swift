@@ -61,6 +61,7 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// directory); ``systemErrno`` says why.
     public var isCannotOpen: Bool { code == SQLITE_CANTOPEN }
 
+    /// SQLite's extended code and message, and the SQL when there is one; never the bound values, which may hold user data.
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (in: \(sql))" }

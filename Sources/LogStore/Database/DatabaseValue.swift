@@ -2,10 +2,15 @@ import CSQLite
 
 /// A value stored in or bound to SQLite, for the read-only SQL entry point.
 public enum DatabaseValue: Sendable, Hashable, Codable {
+    /// SQL `NULL`.
     case null
+    /// An `INTEGER`.
     case integer(Int64)
+    /// A `REAL`.
     case real(Double)
+    /// `TEXT`, as UTF-8.
     case text(String)
+    /// A `BLOB`'s bytes.
     case blob([UInt8])
 
     /// The value as an integer, when it is one.
@@ -33,9 +38,13 @@ public enum DatabaseValue: Sendable, Hashable, Codable {
 extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByFloatLiteral,
     ExpressibleByNilLiteral
 {
+    /// An integer literal as ``integer(_:)``, so arguments read `[42]`.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A string literal as ``text(_:)``, so arguments read `["db"]`.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// A floating-point literal as ``real(_:)``.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// `nil` as ``null``.
     public init(nilLiteral: ()) { self = .null }
 }
 

@@ -1,6 +1,6 @@
 /// What ``LogStore/export(to:format:options:progress:)`` writes.
 public enum ExportFormat: String, Sendable, Hashable, Codable, CaseIterable {
-    /// One archive file (a SQLite document) that ``LogStore/init(archiveURL:limits:)`` opens again
+    /// One archive file (a SQLite document) that ``LogStore/init(archiveURL:limits:configuration:)`` opens again
     /// with the whole query API: the database compressed in chunks, the bodies as stored, and an
     /// info record. Named `*.lsarchive` by convention (not `.logarchive`: macOS opens those as its own).
     case archive

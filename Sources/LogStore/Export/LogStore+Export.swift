@@ -3,7 +3,7 @@ public import Foundation
 
 extension LogStore {
     /// Writes what `options` select to one file at `url`, in `format`: by default an archive that
-    /// ``init(archiveURL:limits:)`` opens again.
+    /// ``init(archiveURL:limits:configuration:)`` opens again.
     ///
     /// ```swift
     /// let report = try await store.export(to: URL(fileURLWithPath: "/tmp/incident.lsarchive"))
@@ -16,7 +16,7 @@ extension LogStore {
     /// memory stays bounded whatever the store's size. It writes a temporary file beside `url`
     /// and gives it the name only when complete, so `url` never holds half a file; a failed or
     /// cancelled export leaves nothing. Nothing is un-redacted: what the store redacted when it
-    /// recorded it stays redacted. An archive opened with ``init(archiveURL:limits:)`` exports
+    /// recorded it stays redacted. An archive opened with ``init(archiveURL:limits:configuration:)`` exports
     /// too (to another format, or filtered to a smaller archive).
     ///
     /// - Parameters:

@@ -258,6 +258,8 @@ public final class NetworkLogger: Sendable {
     /// The task finished.
     ///
     /// - Parameters:
+    ///   - taskID: the id the task was created with (or a new one, for a task whose creation was not logged).
+    ///   - completedAt: when it finished; default now. Its duration runs from creation to here.
     ///   - response: the response, when one arrived.
     ///   - error: the error it failed with.
     ///   - responseBody: the whole body, when it was not reported with ``logDataReceived(taskID:data:)``.

@@ -41,6 +41,7 @@ public struct URLFilter: Sendable, Hashable {
         /// Why it was rejected, as reported by `NSRegularExpression`.
         public var reason: String
 
+        /// The pattern and why it was rejected, for a log or an error message.
         public var description: String { "Invalid URL pattern \(pattern): \(reason)" }
     }
 
@@ -115,6 +116,7 @@ public struct URLFilter: Sendable, Hashable {
             && lhs.includedURLs == rhs.includedURLs && lhs.excludedURLs == rhs.excludedURLs
     }
 
+    /// Hashes the four pattern lists, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(includedHosts)
         hasher.combine(excludedHosts)

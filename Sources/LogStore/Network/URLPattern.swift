@@ -22,6 +22,7 @@ public enum URLPattern: Sendable, Hashable, ExpressibleByStringLiteral, CustomSt
         self = .wildcard(value)
     }
 
+    /// The pattern as written: the wildcard text, or the regular expression.
     public var description: String {
         switch self {
         case .wildcard(let pattern): pattern

@@ -10,7 +10,7 @@ extension LogStore {
     /// print("\(summary.total) messages, \(summary.errorRate * 100) % errors")
     /// ```
     ///
-    /// The counts are exact and agree with ``count(_:)`` for the same query; the buckets add up
+    /// The counts are exact and agree with ``count(_:)-(MessageQuery)`` for the same query; the buckets add up
     /// to ``MessageSummary/total``. A query filtering by levels, labels and sessions only gets
     /// its totals from the counts the store keeps; the histogram reads the matching rows' times
     /// once (narrowed to the window's rows when the query has one). Reads committed messages

@@ -48,7 +48,7 @@ public struct MessageQuery: Sendable, Hashable {
     /// Continue after the last message of an earlier page (``MessagePage/nextCursor``).
     public var cursor: Cursor?
     /// Whether the technical messages of network tasks (one per completed task, label `network`
-    /// unless set) are included. Default: `false`, so pages, ``LogStore/count(_:)`` and
+    /// unless set) are included. Default: `false`, so pages, ``LogStore/count(_:)-(MessageQuery)`` and
     /// ``LogStore/Info/messageCount`` all see the same logged messages; set it to see the
     /// network timeline beside them (``LogStore/task(id:)`` has the task itself).
     public var includesTaskMessages: Bool
@@ -57,7 +57,9 @@ public struct MessageQuery: Sendable, Hashable {
     /// writer committed them in: the order of logging. (A message logged with an explicit
     /// earlier `createdAt` keeps its place in that order.)
     public enum SortOrder: String, Sendable, Hashable, Codable {
+        /// The newest message first: "latest N".
         case newestFirst
+        /// The oldest message first, as a log file reads.
         case oldestFirst
         /// Best matches of ``MessageQuery/text`` first (SQLite's bm25 rank), then newest first;
         /// without a text search, the same as ``newestFirst``.
@@ -98,6 +100,7 @@ public struct MessageQuery: Sendable, Hashable {
             self.init(lastID: id)
         }
 
+        /// The text form: `m<id>` in id order, `r<offset>` in relevance order; ``init(_:)`` parses it back.
         public var description: String { rankOffset.map { "r\($0)" } ?? "m\(lastID)" }
     }
 

@@ -10,7 +10,7 @@ public import Foundation
 /// ```
 ///
 /// Counts are exact (never estimated) and cover the messages the same query's
-/// ``LogStore/count(_:)`` counts: `total == count(query)`, and the buckets add up to `total`.
+/// ``LogStore/count(_:)-(MessageQuery)`` counts: `total == count(query)`, and the buckets add up to `total`.
 public struct MessageSummary: Sendable, Hashable, Codable {
     /// The time the histogram spans: the query's ``MessageQuery/since`` and
     /// ``MessageQuery/until`` where given, otherwise the oldest and newest matching message's
@@ -105,6 +105,7 @@ public struct MessageSummary: Sendable, Hashable, Codable {
             init?(intValue: Int) { nil }
         }
 
+        /// Reads the counts keyed by level name, as ``encode(to:)`` writes them; a missing level counts 0.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             self.init()
@@ -113,6 +114,7 @@ public struct MessageSummary: Sendable, Hashable, Codable {
             }
         }
 
+        /// Writes the counts as an object keyed by level name (`{"error": 3, …}`), every level included.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Key.self)
             for level in LogStore.Level.allCases {

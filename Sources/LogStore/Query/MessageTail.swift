@@ -5,7 +5,9 @@
 /// Each iteration (`makeAsyncIterator()`) follows the store on its own, from the start the
 /// tail was made with.
 public struct MessageTail: AsyncSequence, Sendable {
+    /// Each element is a committed message matching the tail's query.
     public typealias Element = LogStore.Message
+    /// A tail throws when reading the store fails (a ``LogStoreError``).
     public typealias Failure = any Error
 
     /// The most messages read ahead of the consumer: the store is the buffer, not memory.
@@ -17,6 +19,7 @@ public struct MessageTail: AsyncSequence, Sendable {
     let startGap: TailGap?
     let onGap: (@Sendable (TailGap) -> Void)?
 
+    /// Starts following the store from the tail's start, independently of other iterators.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: TailReader(
             core: core, query: query, position: position, pendingGap: startGap, onGap: onGap))

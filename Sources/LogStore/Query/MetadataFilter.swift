@@ -4,10 +4,10 @@
 /// A key is a path: `["user"]` is a top-level key, `["http", "status"]` the key `status` of the
 /// dictionary under `http` (names are matched exactly, dots and all: `["a.b"]` is one key).
 /// Which stored shapes match:
-/// - ``equals(_:_:)`` matches a string with that exact text, or a number whose text it is
+/// - ``equals(_:_:)-([String],_)`` matches a string with that exact text, or a number whose text it is
 ///   (`"200"` matches `200` written by another tool; the library itself stores every value as a
 ///   string). It does not match a dictionary or an array.
-/// - ``exists(_:)`` matches any value under the path: a string, number, dictionary, array or
+/// - ``exists(_:)-([String])`` matches any value under the path: a string, number, dictionary, array or
 ///   JSON `null`.
 ///
 /// A key containing `"` or `\` cannot be named in SQLite's JSON paths: such a filter, or an empty

@@ -28,6 +28,7 @@ public struct TailGap: Sendable, Hashable, CustomStringConvertible {
         self.skippedIDs = skippedIDs
     }
 
+    /// Which ids were skipped, for a line on standard error or in a log.
     public var description: String {
         "messages m\(skippedIDs.lowerBound)…m\(skippedIDs.upperBound) were removed before the tail read them"
     }

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What ``LogStore/tasks(_:)`` and ``LogStore/count(_:)`` answer: filters over
+/// What ``LogStore/tasks(_:)`` and ``LogStore/count(_:)-(TaskQuery)`` answer: filters over
 /// network tasks, order and a page size, with keyset pagination through ``Cursor``.
 ///
 /// Every filter given must hold (they combine with AND); the values within one list are
@@ -75,7 +75,9 @@ public struct TaskQuery: Sendable, Hashable {
 
     /// The order of tasks: by their row id, the order they were stored in.
     public enum SortOrder: String, Sendable, Hashable, Codable {
+        /// The most recently stored task first.
         case newestFirst
+        /// The first stored task first.
         case oldestFirst
     }
 
@@ -97,6 +99,7 @@ public struct TaskQuery: Sendable, Hashable {
             self.lastID = id
         }
 
+        /// The text form, `t<id>`; ``init(_:)`` parses it back.
         public var description: String { "t\(lastID)" }
     }
 

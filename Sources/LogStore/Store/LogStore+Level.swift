@@ -3,14 +3,22 @@ extension LogStore {
     ///
     /// Stored in the `level` column of `messages` as its raw value (0 = trace … 6 = critical).
     public enum Level: Int16, Sendable, Codable, Comparable, CaseIterable, CustomStringConvertible {
+        /// The finest detail, usually off in production.
         case trace = 0
+        /// Information for debugging.
         case debug = 1
+        /// Normal operation worth recording.
         case info = 2
+        /// A normal but significant condition.
         case notice = 3
+        /// Something unexpected that did not stop the work.
         case warning = 4
+        /// A failure of the work at hand.
         case error = 5
+        /// A failure that needs attention now.
         case critical = 6
 
+        /// Levels order by severity: `.trace < .debug < … < .critical`.
         public static func < (lhs: Level, rhs: Level) -> Bool {
             lhs.rawValue < rhs.rawValue
         }
@@ -28,6 +36,7 @@ extension LogStore {
             }
         }
 
+        /// The level's ``name``.
         public var description: String { name }
 
         /// Parses a level name (case-insensitive, `"warn"` accepted); `nil` for anything else.

@@ -18,6 +18,7 @@ extension LogStore {
         /// A list.
         case array([MetadataValue])
 
+        /// The value as text: a string itself, a dictionary or an array as Swift prints it.
         public var description: String {
             switch self {
             case .string(let value): value
@@ -37,6 +38,7 @@ extension LogStore {
             }
         }
 
+        /// Hashes the content, as `==` compares it (``stringConvertible(_:)`` as its description).
         public func hash(into hasher: inout Hasher) {
             switch normalized {
             case .string(let value): hasher.combine(0); hasher.combine(value)
@@ -51,6 +53,7 @@ extension LogStore {
             return self
         }
 
+        /// Reads stored JSON: a string, an array or an object; a number or a boolean written by another tool becomes its text.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let value = try? container.decode(String.self) {
@@ -71,6 +74,7 @@ extension LogStore {
             }
         }
 
+        /// Writes the value as JSON: a string (``stringConvertible(_:)`` as its description), an array or an object.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
@@ -86,14 +90,17 @@ extension LogStore {
 extension LogStore.MetadataValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation,
     ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
 {
+    /// A string literal as ``string(_:)``: `["user": "42"]`.
     public init(stringLiteral value: String) {
         self = .string(value)
     }
 
+    /// A dictionary literal as ``dictionary(_:)``; the last of duplicate keys wins.
     public init(dictionaryLiteral elements: (String, LogStore.MetadataValue)...) {
         self = .dictionary(LogStore.Metadata(elements, uniquingKeysWith: { _, last in last }))
     }
 
+    /// An array literal as ``array(_:)``: `["roles": ["admin", "ops"]]`.
     public init(arrayLiteral elements: LogStore.MetadataValue...) {
         self = .array(elements)
     }

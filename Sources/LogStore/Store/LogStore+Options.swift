@@ -4,8 +4,10 @@ extension LogStore {
     /// The default, `[.create, .sweep]`, creates the store when missing and keeps it within its
     /// size and age limits.
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The option bits.
         public let rawValue: Int
 
+        /// Options from their bits.
         public init(rawValue: Int) {
             self.rawValue = rawValue
         }

@@ -37,12 +37,15 @@ extension LogStore {
             self.init(numbers[0], numbers[1], numbers[2])
         }
 
+        /// The version as `major.minor.patch`.
         public var description: String { "\(major).\(minor).\(patch)" }
 
+        /// Versions order by major, then minor, then patch.
         public static func < (lhs: Version, rhs: Version) -> Bool {
             (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
         }
 
+        /// Reads the `major.minor.patch` string ``encode(to:)`` writes.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
@@ -53,6 +56,7 @@ extension LogStore {
             self = version
         }
 
+        /// Writes the version as its `major.minor.patch` string, as in `manifest.json`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(description)

@@ -23,7 +23,7 @@ public actor LogStore {
     /// The session of this process: written at open (not for a read-only store).
     public nonisolated let session: Session
 
-    /// What the archive holds, for a store opened with ``init(archiveURL:limits:)``; `nil` otherwise.
+    /// What the archive holds, for a store opened with ``init(archiveURL:limits:configuration:)``; `nil` otherwise.
     public nonisolated let archiveInfo: ArchiveInfo?
 
     nonisolated let core: StoreCore

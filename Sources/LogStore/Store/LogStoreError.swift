@@ -43,11 +43,32 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, 
     /// Something the library does not expect happened (a bug worth reporting); the text says what.
     case unexpected(String)
 
-    /// The case of an error without its payload: what ``==`` compares.
+    /// The case of an error without its payload: what `==` compares.
     public enum Kind: String, Sendable, Hashable, CustomStringConvertible {
-        case fileDoesntExist, storeInvalid, unsupportedVersion, fileAlreadyExists, readonly, closed
-        case fileSystem, database, writeFailed, invalidArgument, unexpected
+        /// The kind of a ``LogStoreError/fileDoesntExist(_:)`` error.
+        case fileDoesntExist
+        /// The kind of a ``LogStoreError/storeInvalid(_:reason:)`` error.
+        case storeInvalid
+        /// The kind of a ``LogStoreError/unsupportedVersion(found:supported:)`` error.
+        case unsupportedVersion
+        /// The kind of a ``LogStoreError/fileAlreadyExists(_:)`` error.
+        case fileAlreadyExists
+        /// The kind of a ``LogStoreError/readonly`` error.
+        case readonly
+        /// The kind of a ``LogStoreError/closed`` error.
+        case closed
+        /// The kind of a ``LogStoreError/fileSystem(_:operation:errno:)`` error.
+        case fileSystem
+        /// The kind of a ``LogStoreError/database(_:)`` error.
+        case database
+        /// The kind of a ``LogStoreError/writeFailed(_:)`` error.
+        case writeFailed
+        /// The kind of a ``LogStoreError/invalidArgument(_:)`` error.
+        case invalidArgument
+        /// The kind of a ``LogStoreError/unexpected(_:)`` error.
+        case unexpected
 
+        /// The case's name (`"fileDoesntExist"`).
         public var description: String { rawValue }
     }
 
@@ -84,6 +105,7 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, 
         }
     }
 
+    /// What went wrong and where, with the underlying cause.
     public var description: String {
         switch self {
         case .fileDoesntExist(let url): "No store at \(url.path)"

@@ -17,6 +17,7 @@ extension LogStore {
 
         /// When it started, by the store's ``Configuration/timeSource``.
         public var date: Date
+        /// What started it: a schedule, the size check or a call to ``LogStore/sweep()``.
         public var trigger: Trigger
         /// How long it took (wall time).
         public var duration: Duration
@@ -34,11 +35,13 @@ extension LogStore {
         /// Bytes the store directory took on disk (allocated blocks of all its files: database,
         /// WAL, shared memory, manifest and blob files) before and after.
         public var sizeBefore: Int64
+        /// See ``sizeBefore``.
         public var sizeAfter: Int64
 
         /// Bytes given back to the file system.
         public var reclaimedBytes: Int64 { max(0, sizeBefore - sizeAfter) }
 
+        /// A report; every count defaults to zero (for tests and tools that build one).
         public init(
             date: Date, trigger: Trigger, duration: Duration = .zero, removedMessages: Int = 0, removedTasks: Int = 0,
             droppedBodies: Int = 0, removedBlobs: Int = 0, removedOrphanFiles: Int = 0, sizeBefore: Int64 = 0,

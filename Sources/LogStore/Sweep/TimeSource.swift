@@ -19,6 +19,7 @@ extension LogStore {
         /// Waits for a duration of this time source (throws when the waiting task is cancelled).
         public var sleep: @Sendable (Duration) async throws -> Void
 
+        /// A time source reading the time with `now` and waiting with `sleep`.
         public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void) {
             self.now = now
             self.sleep = sleep
