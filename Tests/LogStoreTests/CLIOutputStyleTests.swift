@@ -55,7 +55,7 @@ import Testing
             try await CLITests().makeDemoStore(at: url, count: 100, tasks: 20)
             let piped = await run(["tasks", url.path], environment: CommandEnvironment(now: CLITests.now))
             let lines = piped.output.split(separator: "\n").map(String.init)
-            #expect(lines.first?.split(separator: " ") == ["TIME", "METHOD", "STATUS", "DURATION", "SIZE", "URL", "ID"])
+            #expect(lines.first?.split(separator: " ") == ["TIME", "DIR", "METHOD", "STATUS", "DURATION", "SIZE", "URL", "ID"])
             // Columns line up: every row's URL starts where the header's does.
             let urlColumn = try #require(lines.first?.range(of: "URL")).lowerBound.utf16Offset(in: lines[0])
             for line in lines.dropFirst() where !line.hasPrefix("--") {

@@ -222,12 +222,14 @@ import Testing
             try await store.close()
             let inbound = await logstore("tasks", url.path, "--direction", "inbound")
             #expect(inbound.status == 0)
-            let lines = inbound.output.split(separator: "\n")
+            // A header row, then one row per task.
+            let lines = inbound.output.split(separator: "\n").dropFirst()
             #expect(lines.count == 3)
             #expect(lines.allSatisfy { $0.contains(" ← ") && $0.contains("http://localhost:8080/") })
             let outbound = await logstore("tasks", url.path, "--direction", "out")
-            #expect(outbound.output.split(separator: "\n").count == 2)
-            #expect(outbound.output.split(separator: "\n").allSatisfy { $0.contains(" → ") })
+            let outboundLines = outbound.output.split(separator: "\n").dropFirst()
+            #expect(outboundLines.count == 2)
+            #expect(outboundLines.allSatisfy { $0.contains(" → ") })
 
             let json = await logstore("tasks", url.path, "--direction", "INBOUND", "--json")
             let objects = try json.output.split(separator: "\n").map { line in

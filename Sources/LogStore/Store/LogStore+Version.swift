@@ -63,7 +63,7 @@ extension LogStore {
         }
 
         /// The version of this library.
-        public static let library = Version(0, 5, 0)
+        public static let library = Version(0, 6, 0)
 
         /// The store format (directory layout and manifest) this library writes.
         public static let store = Version(1, 0, 0)
