@@ -5,15 +5,18 @@ extension LogStoreLogHandler {
     /// The metadata stored with `event`: the handler's, the provider's and the call's, in
     /// swift-log's order (a later key wins), then `source` and the error where no key holds them.
     func storedMetadata(of event: LogEvent) -> LogStore.Metadata {
-        var merged = metadata
-        if let provided = metadataProvider?.get(), !provided.isEmpty {
-            merged.merge(provided, uniquingKeysWith: { _, new in new })
+        let provided = metadataProvider?.get() ?? [:]
+        let call = event.metadata ?? [:]
+        // One dictionary, filled layer by layer (a later layer's key replaces an earlier one's):
+        // merging swift-log dictionaries first and converting after would hash every key twice.
+        var stored = LogStore.Metadata(minimumCapacity: metadata.count + provided.count + call.count + 3)
+        for (key, value) in metadata {
+            stored[key] = LogStore.MetadataValue(value)
         }
-        if let call = event.metadata, !call.isEmpty {
-            merged.merge(call, uniquingKeysWith: { _, new in new })
+        for (key, value) in provided {
+            stored[key] = LogStore.MetadataValue(value)
         }
-        var stored = LogStore.Metadata(minimumCapacity: merged.count + 3)
-        for (key, value) in merged {
+        for (key, value) in call {
             stored[key] = LogStore.MetadataValue(value)
         }
         // The user's own keys of these names are data too: they are kept as given.
