@@ -37,7 +37,7 @@ struct ServiceLifecycleTests {
             let group = ServiceGroup(
                 services: [LogStoreService(store: store), Worker(store: store, started: startedContinuation)],
                 logger: Self.quiet)
-            try await withinTimeLimit(seconds: 20) {
+            try await withinTimeLimit(seconds: 60) {
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await group.run() }
                     for await _ in started { break }
@@ -62,7 +62,7 @@ struct ServiceLifecycleTests {
             let service = LogStoreService(store: store)
             let run = Task { try await service.run() }
             run.cancel()
-            try await withinTimeLimit(seconds: 20) { try await run.value }
+            try await withinTimeLimit(seconds: 60) { try await run.value }
             await #expect(throws: LogStoreError.closed) { try await store.flush() }
 
             let reopened = try await LogStore(storeURL: url, options: [.readonly])
@@ -74,7 +74,7 @@ struct ServiceLifecycleTests {
 
     @Test func aStoreClosedElsewhereShutsDownCleanly() async throws {
         try await withTemporaryStore { store, _ in
-            try await withinTimeLimit(seconds: 20) {
+            try await withinTimeLimit(seconds: 60) {
                 try await testGracefulShutdown { trigger in
                     try await withThrowingTaskGroup(of: Void.self) { tasks in
                         tasks.addTask { try await LogStoreService(store: store).run() }
