@@ -8,6 +8,22 @@ let package = Package(
         .executable(name: "logstore", targets: ["logstore"]),
         .executable(name: "logstore-bench", targets: ["LogStoreBench"]),
     ],
+    // Both off by default: a disabled trait's package is never fetched, so the default build
+    // needs no network and no outside package.
+    traits: [
+        .trait(
+            name: "SwiftLog",
+            description: "LogStoreLogHandler: a swift-log LogHandler that writes to a store (swift-log 1.12.0 or later)."),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "LogStoreService: the store as a swift-service-lifecycle Service, closed on graceful shutdown."),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        // 1.12.0 is the first release whose LogEvent carries the error; its manifest needs Swift 6.2 tools.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.12.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.8.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CSQLite",
@@ -21,7 +37,13 @@ let package = Package(
         ),
         .target(
             name: "LogStore",
-            dependencies: ["CSQLite", "CZlib"]
+            dependencies: [
+                "CSQLite", "CZlib",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ]
         ),
         .target(
             name: "LogStoreCLI",
@@ -38,7 +60,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "LogStoreBench",
-            dependencies: ["LogStore", "CBenchBaseline"]
+            dependencies: [
+                "LogStore", "CBenchBaseline",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
+            ]
         ),
         // A child process for the tests that need one (ExitDrainTests): logs, then ends without close().
         .executableTarget(
@@ -53,7 +78,18 @@ let package = Package(
         ),
         .testTarget(
             name: "LogStoreTests",
-            dependencies: ["LogStore", "LogStoreCLI"]
+            dependencies: [
+                "LogStore", "LogStoreCLI",
+                // ServiceLifecycle's tests build a ServiceGroup, which takes a Logger.
+                .product(
+                    name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog", "ServiceLifecycle"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+                .product(
+                    name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ]
         ),
     ]
 )

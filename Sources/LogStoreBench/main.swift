@@ -69,6 +69,9 @@ do {
     if groups.contains(.tail) { figures += try await TailBenchmark(directory: directory).run() }
     if groups.contains(.export) { figures += try await ExportBenchmark(rows: rows, directory: directory).run() }
     if groups.contains(.archive) { figures += try await ArchiveBenchmark(rows: rows, directory: directory).run() }
+    #if SwiftLog
+    if groups.contains(.swiftlog) { figures += try await SwiftLogBenchmark(quick: quick, directory: directory).run() }
+    #endif
     print(FigureReport.table(figures))
     if let jsonPath {
         try FigureReport.writeJSON(figures, to: jsonPath)
@@ -87,4 +90,7 @@ enum BenchGroup: String, CaseIterable {
     case summary
     case export
     case archive
+    #if SwiftLog
+    case swiftlog
+    #endif
 }

@@ -1,0 +1,70 @@
+#if SwiftLog
+import Foundation
+import Glibc
+import LogStore
+import Logging
+
+/// `swiftlog.call_ns`: what one `logger.info(...)` with a small metadata dictionary costs the
+/// caller through `LogStoreLogHandler`, beside the same calls through swift-log's no-op handler.
+struct SwiftLogBenchmark {
+    let quick: Bool
+    let directory: URL
+    /// Calls per timed round: below the store's pending-event limit, so no call waits for the
+    /// writer and the figure is the call's own cost, not the disk's.
+    static let round = 10_000
+
+    func run() async throws -> [Figure] {
+        let rounds = quick ? 10 : 50
+        let url = directory.appendingPathComponent("swiftlog.logstore")
+        let store = try await BenchStore.open(at: url)
+        let ours = Logger(label: "http", factory: LogStoreLogHandler.factory(store: store))
+        let noOp = Logger(label: "http", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        // One untimed round of each first, so neither pays for first-call setup.
+        _ = Self.timedRound(noOp, from: 0)
+        _ = Self.timedRound(ours, from: 0)
+        try await store.flush()
+        var oursNanoseconds: UInt64 = 0
+        var noOpNanoseconds: UInt64 = 0
+        for index in 0..<rounds {
+            noOpNanoseconds += Self.timedRound(noOp, from: index * Self.round)
+            oursNanoseconds += Self.timedRound(ours, from: index * Self.round)
+            // The writer commits between rounds, outside the timing.
+            try await store.flush()
+        }
+        let info = try await store.info()
+        let expected = (rounds + 1) * Self.round
+        guard info.messageCount == expected, info.droppedEventCount == 0 else {
+            throw BenchError.failed("swiftlog: stored \(info.messageCount) of \(expected), dropped \(info.droppedEventCount)")
+        }
+        try await BenchStore.closeAndDelete(store, at: url)
+
+        let calls = Double(rounds * Self.round)
+        return [
+            Figure(
+                name: "swiftlog.call_ns", value: Double(oursNanoseconds) / calls,
+                baseline: Double(noOpNanoseconds) / calls, unit: "ns",
+                baselineDescription: "the same logger.info calls through swift-log's SwiftLogNoOpLogHandler (thread CPU time)",
+                target: "none set (the issue gives no budget)"),
+        ]
+    }
+
+    /// The calling thread's CPU nanoseconds for one round of calls shaped like a server's request
+    /// log line. CPU time, not wall time: on a busy machine the wall clock also counts the time
+    /// the thread waited for a core (behind the store's own writer, among others), which is not
+    /// what a call costs its caller.
+    static func timedRound(_ logger: Logger, from first: Int) -> UInt64 {
+        let start = threadCPUNanoseconds()
+        for index in first..<(first + round) {
+            logger.info("GET /orders 200", metadata: ["user": "\(index % 997)", "route": "/orders", "ms": "12"])
+        }
+        return threadCPUNanoseconds() - start
+    }
+
+    static func threadCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
+#endif
