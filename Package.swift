@@ -73,7 +73,10 @@ let package = Package(
         // Examples/README.md: `swift run logstore-example`.
         .executableTarget(
             name: "logstore-example",
-            dependencies: ["LogStore"],
+            dependencies: [
+                "LogStore",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
+            ],
             path: "Examples/Quickstart"
         ),
         .testTarget(
