@@ -265,7 +265,6 @@ public final class NetworkLogger: Sendable {
     ///   - responseBody: the whole body, when it was not reported with ``logDataReceived(taskID:data:)``.
     ///   - request: the request, for a task whose creation was not logged.
     ///   - type: the task type, for a task whose creation was not logged.
-    ///   - completedAt: when it finished. Default: now.
     ///   - direction: the direction, for a task whose creation was not logged (a created task
     ///     keeps the one it was created with). Default: ``NetworkTaskDirection/outbound``.
     public func logTaskCompleted(
