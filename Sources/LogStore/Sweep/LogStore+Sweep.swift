@@ -22,10 +22,33 @@ extension LogStore {
     ///   complete).
     @discardableResult
     public func sweep() async throws -> SweepReport {
+        try await sweep(progress: nil)
+    }
+
+    /// Sweeps the store now, as ``sweep()`` does, telling `progress` how far it has got.
+    ///
+    /// ```swift
+    /// try await store.sweep { progress in
+    ///     print(progress.phase, progress.completed, progress.total ?? -1)
+    /// }
+    /// ```
+    ///
+    /// - Parameter progress: called at the start of each phase with work to do and at most
+    ///   every 100 ms within one (after a step, never per row), one call at a time, in order,
+    ///   on a queue of its own (not the caller's task, and not the writer's thread: a slow
+    ///   callback delays no logging, though keep it quick), and a last time with
+    ///   ``SweepProgress/Phase/finished`` once the report is recorded; never after this method
+    ///   returns or throws. When a sweep is already running (the schedule's, or another
+    ///   caller's), this call waits for it and gets only the `finished` report. The counts and
+    ///   totals of a phase are read only when a callback is given: `nil` costs nothing.
+    /// - Returns: what was removed and reclaimed; also kept as ``Info/lastSweep``.
+    /// - Throws: as ``sweep()``.
+    @discardableResult
+    public func sweep(progress: (@Sendable (SweepProgress) -> Void)?) async throws -> SweepReport {
         try checkWritable()
         guard let sweeper else { throw LogStoreError.readonly }
         do {
-            return try await sweeper.sweep(.manual)
+            return try await sweeper.sweep(.manual, progress: progress)
         } catch {
             throw StoreCore.reported(error)
         }

@@ -43,15 +43,32 @@ final class Sweeper: Sendable {
     }
 
     /// Runs one sweep (or waits for the one running) and records it in the manifest.
-    func sweep(_ trigger: LogStore.SweepReport.Trigger) async throws -> LogStore.SweepReport {
+    ///
+    /// - Parameter progress: gets the steps of the sweep this call starts; a call that joins
+    ///   one already running gets only its ``SweepProgress/Phase/finished`` report (that sweep
+    ///   was started without it, and its earlier phases cannot be replayed).
+    func sweep(
+        _ trigger: LogStore.SweepReport.Trigger, progress: (@Sendable (SweepProgress) -> Void)? = nil
+    ) async throws -> LogStore.SweepReport {
+        let reporter = progress.map(SweepProgressReporter.init)
         let task = running.withLock { running -> Task<LogStore.SweepReport, any Error> in
             if let running { return running }
-            let task = Task(executorPreference: SweepExecutor.shared) { try await self.run(trigger) }
+            let task = Task(executorPreference: SweepExecutor.shared) {
+                try await SweepProgressReporter.$current.withValue(reporter) { try await self.run(trigger) }
+            }
             running = task
             return task
         }
         defer { running.withLock { if $0 == task { $0 = nil } } }
-        return try await task.value
+        let report: LogStore.SweepReport
+        do {
+            report = try await task.value
+        } catch {
+            await reporter?.drain()
+            throw error
+        }
+        await reporter?.finish()
+        return report
     }
 
     /// Returns when no sweep is running (one in progress has finished or failed).
@@ -103,6 +120,8 @@ final class Sweeper: Sendable {
         // per file, in one step) and the cleanup of old sessions wait for the scheduled and
         // manual sweeps (and, for files, the next open).
         if trigger != .size {
+            let reporter = SweepProgressReporter.current
+            reporter?.begin(.removingOrphanFiles, total: nil)
             report.removedOrphanFiles = try await writer.perform(ordered: false) { [core] writer in
                 guard !core.isInMemory else { return 0 }
                 // Files carry real times: their age is read on the system clock, whatever the
@@ -111,6 +130,8 @@ final class Sweeper: Sendable {
                     directory: core.directory, connection: writer.connection, olderThan: Self.orphanAge, now: Date()
                 ).files
             }
+            reporter?.advance(by: Int64(report.removedOrphanFiles))
+            reporter?.begin(.removingEmptySessions, total: nil)
             _ = try await repeatSteps(0, size: Self.sessionsPerStep) { writer, _, limit in
                 let deleted = try writer.deleteEmptySessions(startedBefore: cutoff, limit: limit)
                 return (deleted < limit, deleted)
@@ -137,13 +158,24 @@ final class Sweeper: Sendable {
         let ranges = try await core.read { connection in
             try Self.messageRanges(connection, ofBlocksWhere: "min_created_at < ?", [.real(time)])
         }
+        if let reporter = SweepProgressReporter.current, !ranges.isEmpty {
+            // Only for a caller who watches: a rowid range scan of what is about to go.
+            let total = try await core.read { connection in
+                try ranges.reduce(Int64(0)) { sum, range in
+                    sum + (try connection.integer(
+                        "SELECT count(*) FROM messages WHERE id BETWEEN ? AND ? AND created_at < ?",
+                        [.integer(range.lowerBound), .integer(range.upperBound), .real(time)]) ?? 0)
+                }
+            }
+            reporter.begin(.removingOldMessages, total: total)
+        }
         var removed = BatchWriter.Removed()
         for range in ranges {
             // The date is checked on every row: a block's id range may hold other processes'
             // newer messages (blocks are extended across their inserts).
             removed += try await deleteMessages(from: range.lowerBound, through: range.upperBound, before: cutoff)
         }
-        removed += try await removeOlderTasks(than: cutoff)
+        removed += try await removeOlderTasks(than: cutoff, phase: .removingOldTasks)
         return removed
     }
 
@@ -176,7 +208,10 @@ final class Sweeper: Sendable {
             var next: Int64?
             var removed = BatchWriter.Removed()
         }
-        return try await repeatSteps(Progress(next: first), size: Self.messagesPerStep) { writer, progress, limit in
+        // Message rows deleted (a removed task counts one row of its own).
+        let units: @Sendable (Progress) -> Int64 = { Int64($0.removed.rows - $0.removed.tasks) }
+        return try await repeatSteps(Progress(next: first), size: Self.messagesPerStep, counting: units) {
+            writer, progress, limit in
             guard let from = progress.next else { return (true, 0) }
             let step = try writer.deleteMessages(
                 from: from, through: last, before: cutoff, inSession: sessionID, limit: limit)
@@ -200,7 +235,10 @@ final class Sweeper: Sendable {
             var afterID: Int64 = 0
             var removed = BatchWriter.Removed()
         }
-        return try await repeatSteps(Progress(stored: stored), size: Self.tasksPerStep) { writer, progress, limit in
+        SweepProgressReporter.current?.begin(.droppingBodies, total: stored - target)
+        let freed: @Sendable (Progress) -> Int64 = { stored - $0.stored }
+        return try await repeatSteps(Progress(stored: stored), size: Self.tasksPerStep, counting: freed) {
+            writer, progress, limit in
             guard progress.stored > target else { return (true, 0) }
             let step = try writer.dropBodies(
                 afterID: progress.afterID, limit: limit, bytesToFree: progress.stored - target)
@@ -225,7 +263,7 @@ final class Sweeper: Sendable {
         let limit = Double(configuration.sizeLimit)
         let ratio = configuration.trimRatio
         let kept = Double(size) * ratio <= limit ? ratio : ratio * limit / Double(size)
-        let plan = try await core.read { connection -> (first: Int64, cut: Int64)? in
+        let plan = try await core.read { connection -> (first: Int64, cut: Int64, count: Int64)? in
             let count = try connection.integer("SELECT count(*) FROM messages") ?? 0
             let toRemove = count - Int64((Double(count) * kept).rounded())
             guard toRemove > 0,
@@ -233,29 +271,43 @@ final class Sweeper: Sendable {
                 let cut = try connection.integer(
                     "SELECT id FROM messages ORDER BY id LIMIT 1 OFFSET ?", [.integer(toRemove)])
             else { return nil }
-            return (first, cut)
+            return (first, cut, toRemove)
         }
         guard let plan else { return BatchWriter.Removed() }
+        SweepProgressReporter.current?.begin(.trimmingMessages, total: plan.count)
         var removed = try await deleteMessages(from: plan.first, through: plan.cut - 1, before: nil)
         // Tasks still pending have no technical message: those created before the cut go too.
         let cutDate = try await core.read { connection in
             try connection.real("SELECT created_at FROM messages WHERE id = ?", [.integer(plan.cut)])
         }
         if let cutDate {
-            removed += try await removeOlderTasks(than: Date(timeIntervalSince1970: cutDate), onlyPending: true)
+            removed += try await removeOlderTasks(
+                than: Date(timeIntervalSince1970: cutDate), onlyPending: true, phase: nil)
         }
         return removed
     }
 
-    private func removeOlderTasks(than cutoff: Date, onlyPending: Bool = false) async throws -> BatchWriter.Removed {
+    /// - Parameter phase: the phase these removals are reported as, counting tasks; `nil` when
+    ///   they are the tail of another phase, which counts other units.
+    private func removeOlderTasks(
+        than cutoff: Date, onlyPending: Bool = false, phase: SweepProgress.Phase?
+    ) async throws -> BatchWriter.Removed {
+        let reporter = phase == nil ? nil : SweepProgressReporter.current
         // Usually there are none: a look on a reader spares the wait for a turn on the writer.
-        let anyOlder = try await core.read { connection in
+        // Someone watching is told how many: a count on the index of task times.
+        let older = try await core.read { connection in
             try connection.integer(
-                "SELECT 1 FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "") LIMIT 1",
-                [.real(cutoff.timeIntervalSince1970)]) != nil
+                "SELECT \(reporter == nil ? "1" : "count(*)") FROM tasks WHERE created_at < ?"
+                    + "\(onlyPending ? " AND state = 0" : "")\(reporter == nil ? " LIMIT 1" : "")",
+                [.real(cutoff.timeIntervalSince1970)]) ?? 0
         }
-        guard anyOlder else { return BatchWriter.Removed() }
-        return try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep) { writer, removed, limit in
+        guard older > 0 else { return BatchWriter.Removed() }
+        if let phase { reporter?.begin(phase, total: older) }
+        // As the tail of another phase, its tasks add nothing to that phase's count.
+        let counted = phase != nil
+        let units: @Sendable (BatchWriter.Removed) -> Int64 = { counted ? Int64($0.tasks) : 0 }
+        return try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep, counting: units) {
+            writer, removed, limit in
             let step = try writer.deleteTasks(createdBefore: cutoff, onlyPending: onlyPending, limit: limit)
             removed += step
             return (step.tasks < limit, step.rows)
@@ -265,16 +317,25 @@ final class Sweeper: Sendable {
     /// Runs `body` on the writer, one step per round between batches of logged events, until it
     /// says it is done; each step gets a row limit sized by how long the last one took
     /// (``StepSize``), and keeps its progress in `state`.
+    ///
+    /// The sweep's ``SweepProgressReporter/current`` (if any) learns of each step: by default
+    /// the rows it returns; `counting` (how many units `state` holds done, read before and
+    /// after the step) for phases that count something else.
     func repeatSteps<State: Sendable>(
-        _ state: State, size: StepSize,
+        _ state: State, size: StepSize, counting units: (@Sendable (State) -> Int64)? = nil,
         _ body: @escaping @Sendable (BatchWriter, inout State, _ limit: Int) throws -> (done: Bool, rows: Int)
     ) async throws -> State {
         let progress = Mutex((state: state, size: size))
+        let reporter = SweepProgressReporter.current
         try await writer.performSteps { [self] batchWriter in
             try progress.withLock { progress in
                 let start = ContinuousClock.now
                 let pagesBefore = batchWriter.connection.pagesWritten
+                let unitsBefore = reporter == nil ? 0 : units?(progress.state) ?? 0
                 let (done, rows) = try body(batchWriter, &progress.state, progress.size.rows)
+                if let reporter {
+                    reporter.advance(by: units.map { $0(progress.state) - unitsBefore } ?? Int64(rows))
+                }
                 let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.load(ordering: .relaxed))
                 // The step has committed: a failed look at the page size must not fail it.
                 let pageSize = Int(((try? batchWriter.connection.integer("PRAGMA page_size")) ?? nil) ?? 4096)
@@ -297,8 +358,11 @@ final class Sweeper: Sendable {
         // deletions compact it first, so the pages it frees are given back too. At most one
         // rewrite of the index as it is now: while logging goes on, new segments keep arriving
         // and an incremental optimize alone would never run out of work.
+        let reporter = SweepProgressReporter.current
         if let budget = try await core.read({ try SearchIndex.compactionBudget($0) }) {
-            _ = try await repeatSteps(budget, size: Self.indexMergePagesPerStep) { writer, left, pages in
+            reporter?.begin(.compactingSearchIndex, total: Int64(budget))
+            let merged: @Sendable (Int) -> Int64 = { Int64(budget - max(0, $0)) }
+            _ = try await repeatSteps(budget, size: Self.indexMergePagesPerStep, counting: merged) { writer, left, pages in
                 let merged = try writer.compactSearchIndex(pages: min(pages, max(1, left)))
                 left -= pages
                 return (!merged || left <= 0, pages)
@@ -306,6 +370,7 @@ final class Sweeper: Sendable {
             try await writer.perform(ordered: false) { try SearchIndex.markCompacted($0) }
         }
         let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
+        if free > 0 || truncatingTheWAL { reporter?.begin(.givingSpaceBack, total: Int64(free)) }
         if free > 0 {
             _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
                 let before = left

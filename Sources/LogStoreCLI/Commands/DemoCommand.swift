@@ -68,12 +68,30 @@ enum DemoCommand: Command {
         writer.tasks = tasks
         let clock = ContinuousClock()
         let started = clock.now
-        let tally = try await writer.write { session, written, tasks in
-            var line = "session \(session + 1)/\(sessions): \(Format.plural(written, "message"))"
-            if tasks > 0 { line += ", \(Format.plural(tasks, "network task"))" }
-            console.line(line)
-            console.flush()
+        // On a terminal a bar replaces the per-session lines; piped, the lines stay (a log of
+        // the run).
+        let bar = console.environment.progressOutput.map { ProgressBar(output: $0) }
+        let total = Int64(count + tasks)
+        let tally: DemoWriter.Tally
+        do {
+            tally = try await writer.write { progress in
+                if let bar {
+                    let done = Int64(progress.messages + progress.tasks)
+                    bar.draw(fraction: total > 0 ? Double(done) / Double(total) : 1, completed: done, total: total,
+                             unit: "messages and tasks", label: "session \(progress.session + 1)/\(sessions)")
+                    return
+                }
+                guard progress.sessionFinished else { return }
+                var line = "session \(progress.session + 1)/\(sessions): \(Format.plural(progress.sessionMessages, "message"))"
+                if progress.sessionTasks > 0 { line += ", \(Format.plural(progress.sessionTasks, "network task"))" }
+                console.line(line)
+                console.flush()
+            }
+        } catch {
+            bar?.finish()
+            throw error
         }
+        bar?.finish()
         let elapsed = clock.now - started
         let (info, stored) = try await StoreAccess.withReadonlyStore(path) { store in
             (try await store.info(), try await StoredExamples(store, tally: tally))

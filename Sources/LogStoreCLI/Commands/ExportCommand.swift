@@ -43,11 +43,10 @@ enum ExportCommand: Command {
         let url = URL(fileURLWithPath: path)
         let format = try format(arguments, url: url)
         let options = try options(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
-        let bar = console.environment.progressOutput.map {
-            ProgressBar(output: $0, unit: format == .archive ? "bytes" : "rows")
-        }
+        let bar = console.environment.progressOutput.map { ProgressBar(output: $0) }
+        let unit = format == .archive ? "bytes" : "rows"
         var callback: (@Sendable (ExportProgress) -> Void)?
-        if let bar { callback = { progress in bar.draw(progress) } }
+        if let bar { callback = { progress in bar.draw(progress, unit: unit) } }
         let report: ExportReport
         do {
             report = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { store in

@@ -55,7 +55,20 @@ enum SweepCommand: Command {
             configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: LogStore.TimeSource.system.sleep)
         }
         let path = arguments.positionals[0]
-        let report = try await StoreAccess.withWritableStore(path, configuration: configuration) { try await $0.sweep() }
+        // A bar on a terminal's stderr only: `--json` and piped output stay as they are.
+        let bar = console.environment.progressOutput.map { ProgressBar(output: $0) }
+        var callback: (@Sendable (SweepProgress) -> Void)?
+        if let bar { callback = { progress in bar.draw(progress) } }
+        let report: LogStore.SweepReport
+        do {
+            report = try await StoreAccess.withWritableStore(path, configuration: configuration) {
+                try await $0.sweep(progress: callback)
+            }
+        } catch {
+            bar?.finish()
+            throw error
+        }
+        bar?.finish()
 
         if arguments.flag("json") {
             // One line, so that runs from cron can append to one NDJSON log.

@@ -36,9 +36,26 @@ struct DemoWriter {
     /// The timeline the messages are spread over.
     static let span: TimeInterval = 3 * 3600
 
-    /// Writes every session; `progress` is called after each with its index, message count and
-    /// task count.
-    func write(progress: (Int, Int, Int) -> Void) async throws -> Tally {
+    /// How far ``write(progress:)`` has got.
+    struct Progress {
+        /// The session being written (0-based).
+        var session: Int
+        /// Messages and tasks written so far, in all sessions.
+        var messages: Int
+        var tasks: Int
+        /// Set once the session is closed; then the two counts below are its own.
+        var sessionFinished: Bool
+        var sessionMessages: Int
+        var sessionTasks: Int
+    }
+
+    /// Messages between two reports within a session: a few hundred reports for the default
+    /// count, and never one per message.
+    var reportInterval: Int { max(1_000, count / 200) }
+
+    /// Writes every session; `progress` is called every ``reportInterval`` messages and after
+    /// each session is closed.
+    func write(progress: (Progress) -> Void) async throws -> Tally {
         var generator = DemoGenerator(seed: seed, count: count, sessions: sessions, end: end, span: Self.span)
         var network = DemoNetworkGenerator(seed: seed)
         var configuration = LogStore.Configuration()
@@ -93,6 +110,11 @@ struct DemoWriter {
                 levelCounts[Int(message.level.rawValue)] += 1
                 labelCounts[labelIndex[message.label] ?? 0] += 1
                 lastTime = message.createdAt
+                if (position + 1) % reportInterval == 0 {
+                    progress(Progress(
+                        session: session, messages: tally.written + position + 1, tasks: tally.tasks,
+                        sessionFinished: false, sessionMessages: position + 1, sessionTasks: tasksDone))
+                }
             }
             if tasksDone < taskShare {
                 // A session without messages: spread its tasks over its part of what is left.
@@ -106,7 +128,9 @@ struct DemoWriter {
             try await store.close()
             tally.written += share
             tally.sessions += 1
-            progress(session, share, taskShare)
+            progress(Progress(
+                session: session, messages: tally.written, tasks: tally.tasks,
+                sessionFinished: true, sessionMessages: share, sessionTasks: taskShare))
         }
         for level in LogStore.Level.allCases { tally.levels[level] = levelCounts[Int(level.rawValue)] }
         for (index, label) in DemoLabel.allCases.enumerated() where labelCounts[index] > 0 {
