@@ -33,9 +33,24 @@ struct LocalServer: Sendable {
             throw error
         }
         Thread {
+            var isFailing = false
             while true {
                 let connection = accept(listener, nil, nil)
-                if connection < 0 { continue }
+                if connection < 0 {
+                    // A signal, or a client that gave up while queued: just accept again. Any
+                    // other error (out of file descriptors, EMFILE) can last: retrying at once
+                    // would spin a core, so wait 10 ms between tries, and say so once.
+                    let code = errno
+                    if code == EINTR || code == ECONNABORTED { continue }
+                    if !isFailing {
+                        let text = "LocalServer: accept failed (\(POSIXError(errno: code))); retrying every 10 ms\n"
+                        FileHandle.standardError.write(Data(text.utf8))
+                        isFailing = true
+                    }
+                    usleep(10_000)
+                    continue
+                }
+                isFailing = false
                 serve(connection, route)
                 close(connection)
             }

@@ -36,6 +36,49 @@ struct NetworkModelTests {
         #expect(NetworkProgress(completed: 10, total: -1).fractionCompleted == nil)
     }
 
+    /// `value` encoded, then decoded again without the top-level `key`: JSON as 0.5 wrote it,
+    /// before the field existed.
+    private func decodedWithout<T: Codable>(_ key: String, _ value: T) throws -> T {
+        let encoded = try JSONEncoder().encode(value)
+        var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        #expect(object[key] != nil, "the current encoder writes \(key)")
+        object[key] = nil
+        return try JSONDecoder().decode(T.self, from: try JSONSerialization.data(withJSONObject: object))
+    }
+
+    /// JSON written by 0.5 (`tasks --json`, saved events) has no `direction`: it decodes as
+    /// outbound (a completion as not known), and the current form still round-trips.
+    @Test func jsonWithoutTheDirectionStillDecodes() throws {
+        let url = URL(string: "http://localhost:8080/in")
+        let summary = NetworkTaskSummary(
+            rowID: 3, id: UUID(), sessionID: UUID(), label: "server", createdAt: Date(timeIntervalSince1970: 1_750_000_000),
+            taskType: .data, state: .success, method: "GET", url: url?.absoluteString, host: "localhost",
+            statusCode: 200, error: nil, contentType: "text/plain", duration: 0.5, requestBodySize: 0,
+            responseBodySize: 2, progress: NetworkProgress(completed: 2, total: 2), direction: .inbound)
+        var old = summary
+        old.direction = .outbound
+        #expect(try decodedWithout("direction", summary) == old)
+        #expect(try roundTrip(summary) == summary)
+
+        let created = LogStore.Event.NetworkTaskCreated(
+            taskID: UUID(), taskType: .upload, createdAt: Date(timeIntervalSince1970: 1_750_000_000),
+            request: NetworkRequest(url: url, method: "POST"), label: "server", taskDescription: "upload",
+            direction: .inbound)
+        var oldCreated = created
+        oldCreated.direction = .outbound
+        #expect(try decodedWithout("direction", created) == oldCreated)
+        #expect(try roundTrip(created) == created)
+
+        let completed = LogStore.Event.NetworkTaskCompleted(
+            taskID: UUID(), taskType: .data, createdAt: Date(timeIntervalSince1970: 1_750_000_000), duration: 1,
+            request: NetworkRequest(url: url), response: NetworkResponse(url: url, statusCode: 204), error: nil,
+            requestBody: nil, responseBody: nil, metrics: nil, label: "server", direction: .inbound)
+        var oldCompleted = completed
+        oldCompleted.direction = nil
+        #expect(try decodedWithout("direction", completed) == oldCompleted)
+        #expect(try roundTrip(completed) == completed)
+    }
+
     @Test func enumsEncodeAsTheirRawValues() throws {
         #expect(NetworkTaskType.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
         #expect(NetworkTaskState.allCases.map(\.rawValue) == [0, 1, 2])

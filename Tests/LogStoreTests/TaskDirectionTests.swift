@@ -67,6 +67,43 @@ import Testing
         }
     }
 
+    /// An inbound task the logger forgot (past `maxOpenTasks`) completes with no direction
+    /// given: its stored creation's direction stays, it does not turn outbound. A completion of
+    /// a task never seen, with no direction, is outbound.
+    @Test func aForgottenInboundTaskStaysInbound() async throws {
+        try await withTemporaryStore { store, _ in
+            let logger = NetworkLogger(store: store, label: "server", maxOpenTasks: 1)
+            let served = try #require(URL(string: "http://localhost:8080/api/orders"))
+            let inbound = UUID()
+            logger.logTaskCreated(taskID: inbound, request: NetworkRequest(url: served), direction: .inbound)
+            // A second open task pushes the first out of the logger's table.
+            logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: served), direction: .inbound)
+            #expect(logger.evictedTaskCount == 1)
+            let events = store.subscribeEvents()
+            logger.logTaskCompleted(taskID: inbound, response: NetworkResponse(url: served, statusCode: 200), error: nil)
+            let unseen = UUID()
+            logger.logTaskCompleted(
+                taskID: unseen, response: NetworkResponse(url: served, statusCode: 200), error: nil,
+                request: NetworkRequest(url: served))
+            try await store.flush()
+            let forgotten = try #require(try await store.task(id: inbound))
+            #expect(forgotten.summary.direction == .inbound)
+            #expect(forgotten.summary.state == .success)
+            #expect(try await store.task(id: unseen)?.summary.direction == .outbound)
+            // The completed event says the direction is not known, rather than guessing.
+            let directions = try await withinTimeLimit(seconds: 20) {
+                var directions: [NetworkTaskDirection?] = []
+                for await event in events {
+                    guard case .networkTaskCompleted(let completed) = event else { continue }
+                    directions.append(completed.direction)
+                    if directions.count == 2 { break }
+                }
+                return directions
+            }
+            #expect(directions == [nil, nil])
+        }
+    }
+
     @Test func directionsFilterWithTheOtherFiltersAndPages() async throws {
         try await withMixedStore { store, _ in
             #expect(try await store.count(TaskQuery(directions: [.inbound])) == 3)

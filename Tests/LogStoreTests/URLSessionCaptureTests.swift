@@ -176,11 +176,13 @@ struct URLSessionCaptureTests {
 
     @Test func cancellingTheSwiftTaskCancelsTheRequest() async throws {
         try await withCapture { store, _, server, session in
+            // Subscribed before the request starts, so its created event cannot go by unseen.
+            let events = store.subscribeEvents()
             let started = ContinuousClock.now
             let request = Task { try await session.recordedData(from: server.url("/slow")) }
             // Until the store has the task, so the cancel reaches a running request (a cancel
             // before the start is the other path, taken when this loses the race).
-            for await event in store.subscribeEvents() {
+            for await event in events {
                 if case .networkTaskCreated = event { break }
             }
             request.cancel()
@@ -235,6 +237,74 @@ struct URLSessionCaptureTests {
             #expect(tasks.map(\.statusCode) == [302, 200])
             #expect((tasks.last?.duration ?? 0) > 0)
         }
+    }
+
+    /// The app's delegate answers a redirect only after the task was cancelled: the late answer
+    /// does not bring the task back as a second, pending one that never completes.
+    @Test func aLateRedirectAnswerMakesNoGhostTask() async throws {
+        let delegate = LateRedirectDelegate()
+        try await withCapture(delegate: delegate) { store, _, server, session in
+            let task = session.dataTask(with: server.url("/redirect"))
+            task.resume()
+            var answers = delegate.redirects.makeAsyncIterator()
+            let answer = try #require(await answers.next())
+            task.cancel()
+            for await _ in delegate.completions { break }
+            answer.handler(URLRequest(url: server.url("/ok.json")))
+            try await store.flush()
+            let tasks = try await store.tasks(TaskQuery()).tasks
+            #expect(tasks.count == 1)
+            #expect(tasks.first?.error?.code == URLError.Code.cancelled.rawValue)
+            #expect(try await store.count(TaskQuery(states: [.pending])) == 0)
+        }
+    }
+
+    /// A task recorded and never resumed keeps its record until it is cancelled, which
+    /// completes it in the store and lets it go; a task made meanwhile has no record of it.
+    @Test func aRecordedTaskNeverResumedEndsWhenCancelled() async throws {
+        let delegate = AppDelegate()
+        try await withCapture(delegate: delegate) { store, _, server, session in
+            let recorder = try #require(session.recordingDelegate)
+            let idle = session.dataTask(with: server.url("/ok.json"))
+            recorder.recordCreation(of: idle)
+            let id = try #require(recorder.taskID(of: idle))
+            #expect(recorder.taskID(of: session.dataTask(with: server.url("/ok.json"))) == nil)
+            idle.cancel()
+            for await _ in delegate.completions { break }
+            #expect(recorder.taskID(of: idle) == nil)
+            try await store.flush()
+            let stored = try #require(try await store.task(id: id))
+            #expect(stored.summary.error?.code == URLError.Code.cancelled.rawValue)
+        }
+    }
+}
+
+/// An app's delegate that answers redirects later, when the test says so.
+final class LateRedirectDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// A redirect's pending answer.
+    struct Answer: Sendable {
+        let handler: @Sendable (URLRequest?) -> Void
+    }
+
+    let redirects: AsyncStream<Answer>
+    private let redirected: AsyncStream<Answer>.Continuation
+    let completions: AsyncStream<Void>
+    private let completed: AsyncStream<Void>.Continuation
+
+    override init() {
+        (redirects, redirected) = AsyncStream.makeStream(of: Answer.self)
+        (completions, completed) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @Sendable @escaping (URLRequest?) -> Void
+    ) {
+        redirected.yield(Answer(handler: completionHandler))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        completed.yield()
     }
 }
 

@@ -66,17 +66,19 @@ extension BatchWriter {
             .integer(Int64(requestBody?.count ?? 0)), .integer(responseBodySize), .integer(flags),
             Self.text(completed.taskDescription), Self.text(completed.decodingError),
             metadata.isEmpty ? .null : .text(MetadataJSON.encode(metadata.mapValues { .string($0) })),
-            .integer(completed.direction.storedValue),
+            completed.direction.map { .integer($0.storedValue) } ?? .null,
         ]
         // Most completions are new tasks (every `storeRequest`): insert first, and look the task
-        // up only when its id is taken.
+        // up only when its id is taken. A completion that does not know its direction (nil) is
+        // outbound when new, and keeps the direction its creation stored otherwise.
         let taskRowID: Int64
         try connection.cachedStatement("""
             INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
                 status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
                 request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
                 response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                    coalesce(?, \(NetworkTaskDirection.outbound.storedValue)), ?)
             ON CONFLICT (uuid) DO NOTHING
             """).bindAndRun(values + [.text(completed.taskID.uuidString)])
         if connection.changes == 1 {
@@ -99,7 +101,7 @@ extension BatchWriter {
                     error_description = ?, content_type = ?, duration = ?, redirect_count = ?, request_head_id = ?,
                     response_head_id = ?, request_body_id = ?, response_body_id = ?, request_body_size = ?,
                     response_body_size = ?, body_flags = ?, task_description = coalesce(?, task_description),
-                    decoding_error = ?, metadata = ?, direction = ?
+                    decoding_error = ?, metadata = ?, direction = coalesce(?, direction)
                 WHERE id = ?
                 """).bindAndRun(values)
             taskRowID = existing.rowID

@@ -265,12 +265,15 @@ public final class NetworkLogger: Sendable {
     ///   - responseBody: the whole body, when it was not reported with ``logDataReceived(taskID:data:)``.
     ///   - request: the request, for a task whose creation was not logged.
     ///   - type: the task type, for a task whose creation was not logged.
-    ///   - direction: the direction, for a task whose creation was not logged (a created task
-    ///     keeps the one it was created with). Default: ``NetworkTaskDirection/outbound``.
+    ///   - direction: the direction, for a task whose creation was not logged or was forgotten
+    ///     (past ``openTaskTimeout``, ``maxOpenTasks`` or ``maxOpenTaskBytes``); a task still
+    ///     open keeps the one it was created with. Default nil, not known: a forgotten task keeps
+    ///     the direction stored at its creation, and a task never seen is stored as
+    ///     ``NetworkTaskDirection/outbound``.
     public func logTaskCompleted(
         taskID: UUID, response: NetworkResponse?, error: (any Error)?, responseBody: Data? = nil,
         request: NetworkRequest? = nil, type: NetworkTaskType = .data, completedAt: Date = Date(),
-        direction: NetworkTaskDirection = .outbound
+        direction: NetworkTaskDirection? = nil
     ) {
         let record = state.withLock { state -> TaskRecord? in
             guard let entry = state.tasks.removeValue(forKey: taskID) else { return nil }
@@ -278,16 +281,21 @@ public final class NetworkLogger: Sendable {
             return entry.record
         }
         let task: OpenTask
+        // Nil for a task not open here: it may have been created and forgotten, and its stored
+        // creation knows the direction better than a default would.
+        let knownDirection: NetworkTaskDirection?
         switch record {
         case .excluded?:
             return
         case .open(let open)?:
             task = open
+            knownDirection = open.direction
         case nil:
             // Completion without creation: store what this call knows.
             let request = request ?? NetworkRequest(url: response?.url)
             guard filter.allows(request.url) else { return }
-            task = OpenTask(type: type, direction: direction, createdAt: completedAt, request: request)
+            task = OpenTask(type: type, createdAt: completedAt, request: request)
+            knownDirection = direction
         }
         // Past the size limit the chunks stopped accumulating: keep the size, not a cut body.
         let isOverLimit = task.receivedBytes > Int64(store.configuration.bodySizeLimit)
@@ -297,7 +305,7 @@ public final class NetworkLogger: Sendable {
             duration: max(0, completedAt.timeIntervalSince(task.createdAt)),
             request: task.request, response: response, error: error.map { NetworkError($0) },
             requestBody: task.request.body, responseBody: body, metrics: task.metrics, label: label,
-            taskDescription: task.taskDescription, decodingError: task.decodingError, direction: task.direction)
+            taskDescription: task.taskDescription, decodingError: task.decodingError, direction: knownDirection)
         if responseBody == nil, isOverLimit { completed.responseBodySize = task.receivedBytes }
         store.core.ingest(.networkTaskCompleted(completed))
     }

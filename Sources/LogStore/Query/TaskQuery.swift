@@ -181,6 +181,32 @@ public struct NetworkTaskSummary: Sendable, Hashable, Codable, Identifiable {
     public var direction: NetworkTaskDirection = .outbound
 }
 
+extension NetworkTaskSummary {
+    /// Reads a summary as ``encode(to:)`` writes it, and as 0.5 wrote it (`tasks --json`), without
+    /// `direction`: such a task is outbound, the only kind 0.5 stored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rowID = try container.decode(Int64.self, forKey: .rowID)
+        id = try container.decode(UUID.self, forKey: .id)
+        sessionID = try container.decode(UUID.self, forKey: .sessionID)
+        label = try container.decode(String.self, forKey: .label)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        taskType = try container.decode(NetworkTaskType.self, forKey: .taskType)
+        state = try container.decode(NetworkTaskState.self, forKey: .state)
+        method = try container.decodeIfPresent(String.self, forKey: .method)
+        url = try container.decodeIfPresent(String.self, forKey: .url)
+        host = try container.decodeIfPresent(String.self, forKey: .host)
+        statusCode = try container.decodeIfPresent(Int.self, forKey: .statusCode)
+        error = try container.decodeIfPresent(NetworkError.self, forKey: .error)
+        contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
+        duration = try container.decodeIfPresent(TimeInterval.self, forKey: .duration)
+        requestBodySize = try container.decode(Int64.self, forKey: .requestBodySize)
+        responseBodySize = try container.decode(Int64.self, forKey: .responseBodySize)
+        progress = try container.decodeIfPresent(NetworkProgress.self, forKey: .progress)
+        direction = try container.decodeIfPresent(NetworkTaskDirection.self, forKey: .direction) ?? .outbound
+    }
+}
+
 /// Everything stored about one network task: ``LogStore/task(id:)``.
 public struct NetworkTaskDetails: Sendable, Hashable, Codable {
     /// The list fields.

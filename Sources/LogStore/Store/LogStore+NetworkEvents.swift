@@ -82,15 +82,18 @@ extension LogStore.Event {
         public var taskDescription: String?
         /// Why decoding the response failed, when the caller reported it.
         public var decodingError: String?
-        /// A call this process made (outbound) or a request it handled (inbound).
-        public var direction: NetworkTaskDirection
+        /// A call this process made (outbound) or a request it handled (inbound); nil when the
+        /// completion does not know it (a ``NetworkLogger`` task forgotten before it completed):
+        /// the stored task then keeps the direction of its creation, and a task never created
+        /// is stored as outbound.
+        public var direction: NetworkTaskDirection?
 
         /// Creates the event.
         public init(
             taskID: UUID, taskType: NetworkTaskType, createdAt: Date, duration: TimeInterval? = nil,
             request: NetworkRequest, response: NetworkResponse?, error: NetworkError?, requestBody: Data?,
             responseBody: Data?, metrics: NetworkMetrics?, label: String, taskDescription: String? = nil,
-            decodingError: String? = nil, direction: NetworkTaskDirection = .outbound
+            decodingError: String? = nil, direction: NetworkTaskDirection? = nil
         ) {
             self.direction = direction
             self.taskID = taskID
@@ -114,5 +117,21 @@ extension LogStore.Event {
             guard let status = response?.statusCode else { return false }
             return !(100..<400).contains(status)
         }
+    }
+}
+
+extension LogStore.Event.NetworkTaskCreated {
+    /// Reads the event as ``encode(to:)`` writes it, and as 0.5 wrote it, without `direction`:
+    /// such a task is outbound, the only kind 0.5 recorded.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            taskID: try container.decode(UUID.self, forKey: .taskID),
+            taskType: try container.decode(NetworkTaskType.self, forKey: .taskType),
+            createdAt: try container.decode(Date.self, forKey: .createdAt),
+            request: try container.decode(NetworkRequest.self, forKey: .request),
+            label: try container.decode(String.self, forKey: .label),
+            taskDescription: try container.decodeIfPresent(String.self, forKey: .taskDescription),
+            direction: try container.decodeIfPresent(NetworkTaskDirection.self, forKey: .direction) ?? .outbound)
     }
 }

@@ -82,7 +82,18 @@ extension URLSessionRecordingDelegate {
         let gate = StartGate()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                recordings.withLock { $0[ObjectIdentifier(task)]?.continuation = continuation }
+                let isWaiting = recordings.withLock { recordings -> Bool in
+                    guard recordings[ObjectIdentifier(task)] != nil else { return false }
+                    recordings[ObjectIdentifier(task)]?.continuation = continuation
+                    return true
+                }
+                guard isWaiting else {
+                    // Completed before it could be awaited (its session cancelled it from another
+                    // thread): its completion found no waiter, so nothing else would resume this.
+                    continuation.resume(throwing: task.error ?? URLError(
+                        .cancelled, userInfo: [NSLocalizedDescriptionKey: "The task ended before it started."]))
+                    return
+                }
                 if !gate.start(task) {
                     // Cancelled before it started: cancelling the suspended task completes it
                     // with `URLError(.cancelled)` through the delegate, as a running one would

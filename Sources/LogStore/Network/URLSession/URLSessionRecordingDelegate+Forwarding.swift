@@ -33,7 +33,8 @@ extension URLSessionRecordingDelegate {
     // MARK: URLSessionTaskDelegate
 
     /// Records the redirect (a transaction for the hop that ended, and the redirect count
-    /// when it is followed), then asks the wrapped delegate; followed by default.
+    /// when it is followed), then asks the wrapped delegate; followed by default. An answer
+    /// that comes after the task ended (cancelled while the wrapped delegate decided) is dropped.
     public func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @Sendable @escaping (URLRequest?) -> Void
@@ -42,7 +43,12 @@ extension URLSessionRecordingDelegate {
         let previous = task.currentRequest
         _ = update(task) { $0.endHop(request: previous, response: response, at: now) }
         let recorded: @Sendable (URLRequest?) -> Void = { [self] next in
-            if next != nil { _ = update(task) { $0.redirectCount += 1 } }
+            // The wrapped delegate may answer after the task ended (cancelled meanwhile): its
+            // record is gone then, and must not come back as a new task that never completes.
+            let isRunning = updateIfPresent(task) { if next != nil { $0.redirectCount += 1 } }
+            // Nobody waits for that late answer, and FoundationNetworking traps on one ("not
+            // waiting for it"): drop it.
+            guard isRunning else { return }
             completionHandler(next)
         }
         guard let taskDelegate else { return recorded(request) }

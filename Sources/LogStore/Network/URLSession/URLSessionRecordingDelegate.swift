@@ -42,6 +42,8 @@ import Synchronization
 /// delegate callbacks at all. Use `URLSession.recordedData(for:)` instead.
 // @unchecked Sendable: the only mutable state is `recordings`, guarded by its `Mutex`; the
 // logger and the wrapped delegate are immutable and Sendable themselves.
+// `recordings` is keyed by the task's address and each entry holds its task, so no task freed
+// and replaced at the same address can find another's entry.
 public class URLSessionRecordingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// Where the tasks are recorded.
     public let logger: NetworkLogger
@@ -57,6 +59,12 @@ public class URLSessionRecordingDelegate: NSObject, URLSessionDataDelegate, @unc
     /// Records `task` as created now, so that its duration counts from here (call it just before
     /// `resume()`); without it a task is created at its first callback. A second call, or a call
     /// for a task already seen, does nothing.
+    ///
+    /// The delegate holds the task until it completes. A task recorded and never resumed is
+    /// held as long as its session holds it (the session keeps every task it made until the
+    /// task completes): cancelling it, or `invalidateAndCancel()` on the session, completes it
+    /// and lets it go. So record only tasks of this delegate's own session, whose completion
+    /// it sees.
     public func recordCreation(of task: URLSessionTask) {
         recordCreation(of: task, requestBody: nil, isAwaited: false)
     }
@@ -66,11 +74,16 @@ public class URLSessionRecordingDelegate: NSObject, URLSessionDataDelegate, @unc
         recordings.withLock { $0[ObjectIdentifier(task)]?.taskID }
     }
 
+    /// Records the task's creation. `isAwaited` marks the task as run by the recorded async API
+    /// also when it is recorded already, so its result cannot go to the wrapped delegate.
     func recordCreation(of task: URLSessionTask, requestBody: Data?, isAwaited: Bool) {
         let created = recordings.withLock { recordings -> URLSessionTaskRecording? in
             let key = ObjectIdentifier(task)
-            guard recordings[key] == nil else { return nil }
-            var recording = URLSessionTaskRecording()
+            if recordings[key] != nil {
+                if isAwaited { recordings[key]?.isAwaited = true }
+                return nil
+            }
+            var recording = URLSessionTaskRecording(task: task)
             recording.isAwaited = isAwaited
             recordings[key] = recording
             return recording
@@ -85,13 +98,27 @@ public class URLSessionRecordingDelegate: NSObject, URLSessionDataDelegate, @unc
         let (recording, isNew, result) = recordings.withLock { recordings in
             let key = ObjectIdentifier(task)
             let isNew = recordings[key] == nil
-            var recording = recordings[key] ?? URLSessionTaskRecording()
+            var recording = recordings[key] ?? URLSessionTaskRecording(task: task)
             let result = change(&recording)
             recordings[key] = recording
             return (recording, isNew, result)
         }
         if isNew { logCreated(task, recording, requestBody: nil) }
         return (recording.taskID, result)
+    }
+
+    /// Changes the task's recording when it has one, never creating it: for what can arrive
+    /// after the task completed (a completion handler the wrapped delegate calls late), which
+    /// must not log the task again as a new, never-ending one. Whether it had one.
+    @discardableResult
+    func updateIfPresent(_ task: URLSessionTask, _ change: (inout URLSessionTaskRecording) -> Void) -> Bool {
+        recordings.withLock { recordings in
+            let key = ObjectIdentifier(task)
+            guard var recording = recordings.removeValue(forKey: key) else { return false }
+            change(&recording)
+            recordings[key] = recording
+            return true
+        }
     }
 
     /// Whether the task is awaited through the recorded async API (its response, data and

@@ -13,6 +13,9 @@ struct URLSessionTaskRecording {
     /// that is larger), so a large body's hundreds of 16 KiB chunks make a handful of events.
     static let progressStep: Int64 = 64 << 10
 
+    /// The task itself, held while it is recorded: the recordings are keyed by its address,
+    /// which no other task can take while this one lives.
+    let task: URLSessionTask
     let taskID: UUID
     let startDate: Date
     let start: ContinuousClock.Instant
@@ -36,7 +39,8 @@ struct URLSessionTaskRecording {
     var data = Data()
     var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
 
-    init(taskID: UUID = UUID.random(), now: ContinuousClock.Instant = .now, date: Date = Date()) {
+    init(task: URLSessionTask, taskID: UUID = UUID.random(), now: ContinuousClock.Instant = .now, date: Date = Date()) {
+        self.task = task
         self.taskID = taskID
         self.start = now
         self.startDate = date
