@@ -5,8 +5,8 @@ struct Console {
     private(set) var errorOutput: any TextOutputStream
     private var pending = ""
     /// Colours, when the environment allows them.
-    let style: TextStyle
-    let environment: CommandEnvironment
+    private(set) var style: TextStyle
+    private(set) var environment: CommandEnvironment
 
     private static let flushThreshold = 64 * 1024
 
@@ -16,6 +16,13 @@ struct Console {
         self.environment = environment
         self.style = TextStyle(enabled: environment.usesColors, timeZone: environment.timeZone)
         pending.reserveCapacity(Self.flushThreshold + 1024)
+    }
+
+    /// Switches to `environment` (the command's global options read): what is written from now
+    /// on follows its colours and zone.
+    mutating func use(_ environment: CommandEnvironment) {
+        self.environment = environment
+        style = TextStyle(enabled: environment.usesColors, timeZone: environment.timeZone)
     }
 
     /// Writes one line (a newline is added) to standard output.

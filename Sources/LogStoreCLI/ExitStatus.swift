@@ -10,7 +10,8 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// `EX_USAGE`: an unknown command or option, a missing or malformed value.
     static let usage: Int32 = 64
-    /// `EX_NOINPUT`: the store, archive or task named does not exist.
+    /// `EX_NOINPUT`: the store, archive or task named does not exist, or the directory of the
+    /// file to write (`export -o`).
     static let notFound: Int32 = 66
     /// `EX_TEMPFAIL`: another process held the store busy past the wait; trying again may work.
     static let busy: Int32 = 75
@@ -20,7 +21,7 @@ enum ExitStatus {
         (success, "success"),
         (failure, "the work failed (an invalid store, a write error, ...)"),
         (usage, "usage error: an unknown command or option, a missing or malformed value"),
-        (notFound, "not found: no store, archive or task at what was named"),
+        (notFound, "not found: no store, archive, task or output directory at what was named"),
         (busy, "busy: another process held the store locked; try again"),
     ]
 }
@@ -33,24 +34,31 @@ struct Failure {
 
     /// - Parameters:
     ///   - error: what the command threw (not a ``UsageError``, handled apart).
-    ///   - arguments: the command's arguments, to name the store in advice.
-    init(_ error: any Error, arguments: [String]) {
+    ///   - storePath: the store or archive the command names (its first argument), to tell a
+    ///     missing store from any other missing path.
+    init(_ error: any Error, storePath: String?) {
         switch error {
         case let failure as CommandFailure:
             self.init(message: failure.description, status: failure.status)
-        case LogStoreError.fileDoesntExist(let url)
-        where arguments.contains(where: { URL(fileURLWithPath: $0).standardized.path == url.standardized.path }):
-            // The store or archive named on the command line (a missing output directory is
-            // another matter, reported as it is).
-            self.init(
-                message: "no store or archive at \(Format.escaped(url.path)): check the path, or create a demo store "
-                    + "with 'logstore demo \(Format.escaped(Format.shellQuoted(url.path)))'",
-                status: ExitStatus.notFound)
+        case LogStoreError.fileDoesntExist(let url):
+            if let storePath, URL(fileURLWithPath: storePath).standardized.path == url.standardized.path {
+                self.init(message: Self.noStore(url.path), status: ExitStatus.notFound)
+            } else {
+                // Another path the work needed (the library says "store" for every missing
+                // path): name it for what it is not known to be.
+                self.init(message: "\(Format.escaped(url.path)) does not exist", status: ExitStatus.notFound)
+            }
         case let error as LogStoreError:
             self.init(error)
         default:
             self.init(message: String(describing: error), status: ExitStatus.failure)
         }
+    }
+
+    /// The error of a store or archive that is not where the command line says.
+    static func noStore(_ path: String) -> String {
+        "no store or archive at \(Format.escaped(path)): check the path, or create a demo store "
+            + "with 'logstore demo \(Format.escaped(Format.shellQuoted(path)))'"
     }
 
     init(message: String, status: Int32) {

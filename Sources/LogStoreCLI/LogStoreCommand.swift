@@ -13,12 +13,13 @@ import LogStore
 ///
 /// Exit statuses (``ExitStatus``): 0 on success, 1 when the work failed, 64 (`EX_USAGE`) for an
 /// unknown command or option or a malformed value, 66 (`EX_NOINPUT`) when the store, archive or
-/// task named does not exist, 75 (`EX_TEMPFAIL`) when another process holds the store busy.
+/// task named, or the directory of the file to write, does not exist, 75 (`EX_TEMPFAIL`) when another process holds the store busy.
 public enum LogStoreCommand {
     /// Runs the command line in `arguments` (without the program name).
     ///
-    /// The global options `--color`, `--no-color` and `--utc` may stand anywhere before a `--`;
-    /// they override what `environment` says.
+    /// The global options `--color`, `--no-color` and `--utc` may stand before the command name
+    /// or among its options (never in an option's value slot, nor after a `--`); they override
+    /// what `environment` says.
     ///
     /// - Parameters:
     ///   - arguments: for example `["messages", "app.logstore", "--level", "warning"]`.
@@ -33,10 +34,9 @@ public enum LogStoreCommand {
         error: inout ErrorOutput,
         environment: CommandEnvironment = CommandEnvironment()
     ) async -> Int32 {
-        var environment = environment
-        let arguments = GlobalOptions.apply(arguments, to: &environment)
-        var console = Console(output: output, errorOutput: error, environment: environment)
-        let status = await run(arguments, console: &console)
+        let (leading, arguments) = GlobalOptions.leading(arguments)
+        var console = Console(output: output, errorOutput: error, environment: leading.applied(to: environment))
+        let status = await run(arguments, leading: leading, environment: environment, console: &console)
         console.flush()
         // The console wrote to copies of the streams; hand the written streams back (this matters
         // for value types such as `String`).
@@ -67,7 +67,12 @@ public enum LogStoreCommand {
 
     static let usageStatus = ExitStatus.usage
 
-    private static func run(_ arguments: [String], console: inout Console) async -> Int32 {
+    /// - Parameters:
+    ///   - leading: the global options before the command name.
+    ///   - environment: the caller's, which the command's global options apply to.
+    private static func run(
+        _ arguments: [String], leading: GlobalOptions, environment: CommandEnvironment, console: inout Console
+    ) async -> Int32 {
         guard let first = arguments.first else {
             console.errorLine(help)
             return usageStatus
@@ -90,16 +95,22 @@ public enum LogStoreCommand {
             if let near = Suggestion.nearest(first, among: commands.map { $0.spec.name }) { message += "; did you mean '\(near)'?" }
             return usage(UsageError(message: message), console: &console)
         }
-        return await run(command, Array(arguments.dropFirst()), console: &console)
+        return await run(command, Array(arguments.dropFirst()), leading: leading, environment: environment, console: &console)
     }
 
-    private static func run(_ command: any Command.Type, _ arguments: [String], console: inout Console) async -> Int32 {
+    private static func run(
+        _ command: any Command.Type, _ arguments: [String], leading: GlobalOptions, environment: CommandEnvironment,
+        console: inout Console
+    ) async -> Int32 {
+        var storePath: String?
         do {
             switch try ArgumentParser.parse(arguments, for: command.spec) {
             case .help:
                 console.line(command.spec.help)
                 return 0
             case .arguments(let parsed):
+                storePath = parsed.positionals.first
+                console.use(parsed.global.after(leading).applied(to: environment))
                 try await command.run(parsed, console: &console)
                 return 0
             }
@@ -107,7 +118,7 @@ public enum LogStoreCommand {
             error.command = error.command ?? command.spec.name
             return usage(error, console: &console)
         } catch {
-            let failure = Failure(error, arguments: arguments)
+            let failure = Failure(error, storePath: storePath)
             console.errorLine("logstore: \(oneLine(failure.message))")
             return failure.status
         }
@@ -144,7 +155,7 @@ public enum LogStoreCommand {
             "Usage: logstore <command> <store> [options]", "", "Commands:",
         ]
         lines += CommandSpec.table(commands.map { ($0.spec.name, $0.spec.summary) })
-        lines += ["", "Global options (anywhere on the line):"]
+        lines += ["", "Global options (before the command or among its options):"]
         lines += CommandSpec.table(GlobalOptions.help + [("-h, --help", "Show this help."), ("--version", "Print the version.")])
         lines += ["", "Exit statuses:"]
         lines += CommandSpec.table(ExitStatus.all.map { (String($0.code), $0.meaning) })

@@ -60,6 +60,19 @@ struct ArchiveCLITests {
         }
     }
 
+    @Test func openOfAMissingArchiveIsNotFound() async throws {
+        try await withTemporaryDirectory { directory in
+            // A name holding an escape sequence is printed escaped, never sent to the terminal.
+            let missing = directory.appendingPathComponent("gone\u{1B}[2J.lsarchive")
+            let result = await runCLI(["open", missing.path])
+            #expect(result.status == ExitStatus.notFound)
+            #expect(result.error.hasPrefix("logstore: no store or archive at "), "\(result.error)")
+            #expect(result.error.contains("gone\\u{1b}[2J.lsarchive"))
+            #expect(!result.error.contains("\u{1B}"))
+            #expect(result.output.isEmpty)
+        }
+    }
+
     @Test func anArchiveExportsAgainToAnotherFormat() async throws {
         try await withTemporaryDirectory { directory in
             let output = directory.appendingPathComponent("errors.ndjson")

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import LogStoreCLI
 
@@ -64,11 +65,48 @@ import Testing
         #expect(usageError() == "missing <store>")
     }
 
-    @Test func globalOptionsAreTakenOutAnywhereBeforeDashes() {
-        var environment = CommandEnvironment()
-        let rest = GlobalOptions.apply(["info", "--color", "s", "--utc", "--", "--no-color"], to: &environment)
-        #expect(rest == ["info", "s", "--", "--no-color"])
+    @Test func globalOptionsAreFlagsOfEveryCommand() throws {
+        let parsed = try parse("--utc", "s", "--color", "--json", "--no-color")
+        #expect(parsed.global == GlobalOptions(color: .never, utc: true))
+        #expect(parsed.positionals == ["s"])
+        #expect(parsed.flag("json"))
+        #expect(usageError("s", "--utc=yes") == "option '--utc' takes no value")
+        #expect(usageError("s", "--ut") == "unknown option '--ut'; did you mean '--utc'?")
+        // Before the command name, only the front is read.
+        let (leading, rest) = GlobalOptions.leading(["--no-color", "--utc", "info", "--color", "s"])
+        #expect(leading == GlobalOptions(color: .never, utc: true))
+        #expect(rest == ["info", "--color", "s"])
+        let environment = GlobalOptions(color: .always).after(leading).applied(to: CommandEnvironment(timeZone: TimeParsingTests.paris))
         #expect(environment.usesColors)
+        #expect(environment.timeZone == CommandEnvironment.utc)
+    }
+
+    @Test func aValueSlotIsNeverScannedForGlobalOptions() throws {
+        let parsed = try parse("s", "--limit", "--utc", "--label", "--color")
+        #expect(parsed.value("limit") == "--utc")
+        #expect(parsed.all("label") == ["--color"])
+        #expect(parsed.global == GlobalOptions())
+        #expect(usageError("s", "--", "--utc")?.contains("unexpected argument '--utc'") == true)
+    }
+
+    @Test func aCommandLineWithAGlobalOptionAsAValueRuns() async throws {
+        try await withTemporaryStoreURL { url in
+            try await CLITests().makeStore(at: url)
+            let cli = CLITests()
+            // `--utc` is what --grep searches for, and --limit keeps its own value.
+            let search = await cli.logstore("messages", url.path, "--grep", "--utc", "--limit", "1")
+            #expect(search.status == 0, "\(search.error)")
+            #expect(search.output == "No messages match.\n")
+            // Before the command, it still applies.
+            var output = ""
+            var error = ""
+            var paris = CommandEnvironment(now: CLITests.now)
+            paris.timeZone = TimeParsingTests.paris
+            let status = await LogStoreCommand.run(
+                ["--utc", "messages", url.path, "--limit", "1"], output: &output, error: &error, environment: paris)
+            #expect(status == 0, "\(error)")
+            #expect(output.hasPrefix("2025-06-15T15:06:40.000Z "), "\(output)")
+        }
     }
 
     @Test func suggestionsStayNearTypos() {

@@ -75,6 +75,68 @@ import Testing
         }
     }
 
+    @Test func displayWidthCountsTerminalColumns() {
+        #expect(DisplayWidth.of("https://a.io/x") == 14)
+        #expect(DisplayWidth.of("日本語") == 6)
+        #expect(DisplayWidth.of("한국") == 4)
+        #expect(DisplayWidth.of("ｶﾀ") == 2)  // halfwidth katakana
+        #expect(DisplayWidth.of("ＡＢ") == 4)  // fullwidth Latin
+        #expect(DisplayWidth.of("🎉") == 2)
+        #expect(DisplayWidth.of("👨‍👩‍👧") == 2)  // one grapheme joined by U+200D
+        #expect(DisplayWidth.of("🇫🇷") == 2)
+        #expect(DisplayWidth.of("❤️") == 2)  // U+2764 asking for emoji presentation
+        #expect(DisplayWidth.of("cafe\u{301}") == 4)  // a combining accent takes no column
+        #expect(DisplayWidth.of("a\u{200B}b") == 2)  // zero width space
+    }
+
+    /// A table whose URL column holds CJK, emoji and combining marks, followed by a column that
+    /// shows whether the URL's width was measured right.
+    static func wideTable() -> Table {
+        var table = Table(columns: [
+            .init(header: "ID"), .init(header: "URL", isFlexible: true), .init(header: "SIZE", alignment: .right),
+        ])
+        for (id, url, size) in [
+            ("1", "https://例え.jp/日本語/パス?q=検索", "10"), ("2", "https://party.io/🎉/👨‍👩‍👧/🇫🇷", "200"),
+            ("3", "https://cafe\u{301}.fr/cre\u{300}me", "3"), ("4", "https://plain.example.com/a/b", "4000"),
+        ] {
+            table.rows.append([Table.Cell(id), Table.Cell(url), Table.Cell(size)])
+        }
+        return table
+    }
+
+    @Test func wideCharactersLineUpWithTheHeader() {
+        let lines = Self.wideTable().lines(width: nil, headerPaint: { $0 })
+        #expect(lines.count == 5)
+        // The last column is right-aligned: every row ends in the same terminal column, and the
+        // URL column starts in the same one.
+        #expect(Set(lines.map { DisplayWidth.of($0) }).count == 1, "\(lines)")
+        #expect(lines.allSatisfy { DisplayWidth.of($0.prefix { $0 != "h" && $0 != "U" }) == 4 })
+        #expect(lines[2].contains("👨‍👩‍👧"))
+
+        // Clipped to a terminal, every row takes exactly the terminal's columns.
+        for width in 24...40 {
+            let clipped = Self.wideTable().lines(width: width, headerPaint: { $0 })
+            #expect(clipped.dropFirst().allSatisfy { DisplayWidth.of($0) == width }, "\(width): \(clipped)")
+        }
+    }
+
+    @Test func clippingYieldsExactlyTheColumnsAskedForAndWholeGraphemes() {
+        let text = "日本語🎉cafe\u{301}👨‍👩‍👧x"
+        let graphemes = Array(text)
+        for width in 1...DisplayWidth.of(text) - 1 {
+            var cell = Table.Cell(String(text.prefix(3)))
+            cell.append(String(text.dropFirst(3)))
+            let clipped = cell.clipped(to: width)
+            let rendered = clipped.rendered(padding: 0, alignment: .left)
+            #expect(DisplayWidth.of(rendered) == width, "\(width): \(rendered)")
+            #expect(rendered.hasSuffix("…"))
+            // What is kept is whole graphemes of the original, then at most one space of filler.
+            let kept = Array(rendered.dropLast().trimmingCharacters(in: .whitespaces))
+            #expect(Array(graphemes.prefix(kept.count)) == kept, "\(width): \(rendered)")
+        }
+        #expect(Table.Cell(text).clipped(to: DisplayWidth.of(text)).rendered(padding: 0, alignment: .left) == text)
+    }
+
     @Test func utcAndLocalTimesInHumanOutput() async throws {
         try await withTemporaryStoreURL { url in
             try await CLITests().makeStore(at: url)

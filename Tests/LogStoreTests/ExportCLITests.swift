@@ -115,7 +115,7 @@ import Testing
             #expect(try String(contentsOf: taken, encoding: .utf8) == "keep")
 
             let missing = await logstore(["export", store.path, "-o", exports.path + "/no/such/dir/x.log"])
-            #expect(missing.status == 1)
+            #expect(missing.status == ExitStatus.notFound)
 
             // An archive is written, and opens again.
             let archive = await logstore(["export", store.path, "-o", exports.appendingPathComponent("a.lsarchive").path])
@@ -128,6 +128,25 @@ import Testing
             #expect(await logstore(["export", store.path, "-o", "x.log", "--session", "nope"]).status == 64)
             let listing = try directoryListing(exports)
             #expect(listing == ["a.lsarchive", "taken.log"])
+        }
+    }
+
+    @Test func aMissingOutputDirectoryIsNamedAsOneNotAsAStore() async throws {
+        try await withFixture { store, exports in
+            let directory = exports.appendingPathComponent("nodir")
+            let run = await logstore(["export", store.path, "-o", directory.appendingPathComponent("a.html").path])
+            #expect(run.status == ExitStatus.notFound)
+            #expect(run.error == "logstore: no directory \(directory.path) for the output file — create it first "
+                + "(mkdir -p \(directory.path))\n", "\(run.error)")
+            #expect(!run.error.lowercased().contains("no store"))
+            let listing = try directoryListing(exports)
+            #expect(listing.isEmpty)
+            // A missing path the library reports is called a store only when it is the store named.
+            let other = Failure(LogStoreError.fileDoesntExist(directory), storePath: store.path)
+            #expect(other.message == "\(directory.path) does not exist")
+            #expect(other.status == ExitStatus.notFound)
+            let named = Failure(LogStoreError.fileDoesntExist(store), storePath: store.path)
+            #expect(named.message.hasPrefix("no store or archive at \(store.path)"))
         }
     }
 

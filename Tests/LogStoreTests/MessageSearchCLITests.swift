@@ -102,6 +102,40 @@ import Testing
         }
     }
 
+    @Test func quotedMetadataKeysKeepTheirDots() async throws {
+        try await withTemporaryStoreURL { url in
+            let store = try await LogStore(storeURL: url, options: [.create])
+            // swift-log's flat `error.message` beside a nested `error` → `message`.
+            store.storeMessage(createdAt: Self.now, label: "app", level: .error, message: "flat key",
+                               metadata: ["error.message": "timeout", "error.type": "IOError"])
+            store.storeMessage(createdAt: Self.now, label: "app", level: .error, message: "nested key",
+                               metadata: ["error": ["message": "timeout", "x.y": "1"]])
+            try await store.flush()
+            try await store.close()
+            func found(_ filter: String) async -> [String] {
+                let run = await logstore("messages", url.path, "--meta", filter)
+                #expect(run.status == 0, "\(filter): \(run.error)")
+                return ["flat key", "nested key"].filter { run.output.contains($0) }
+            }
+            #expect(await found(#""error.message"=timeout"#) == ["flat key"])
+            #expect(await found(#""error.type""#) == ["flat key"])
+            #expect(await found("error.message=timeout") == ["nested key"])
+            #expect(await found(#"error."x.y"=1"#) == ["nested key"])
+            #expect(await found(#""error"."message""#) == ["nested key"])
+        }
+    }
+
+    @Test func metadataFilterSyntax() throws {
+        #expect(try ValueParsers.metadataFilter(#""a.b"=x=y"#) == .equals(["a.b"], "x=y"))
+        #expect(try ValueParsers.metadataFilter(#""k=v"=1"#) == .equals(["k=v"], "1"))
+        #expect(try ValueParsers.metadataFilter(#"a."b.c".d"#) == .exists(["a", "b.c", "d"]))
+        #expect(try ValueParsers.metadataFilter("a.b=") == .equals(["a", "b"], ""))
+        #expect(try ValueParsers.metadataFilter(#"a="q""#) == .equals(["a"], #""q""#))
+        for bad in [#""a"#, #"a"b""#, #""a"b"#, "\"\"=1", "a.", #""a"."#] {
+            #expect(throws: UsageError.self, "\(bad)") { try ValueParsers.metadataFilter(bad) }
+        }
+    }
+
     @Test func showCursorThenAfterCursorListsOnlyWhatCameLater() async throws {
         try await withStore { url in
             let first = await logstore("messages", url.path, "--show-cursor")

@@ -8,6 +8,8 @@ struct ParsedArguments: Sendable {
     var flags: Set<String> = []
     /// The arguments as typed (after the command name), to suggest the next command.
     var raw: [String] = []
+    /// `--color`, `--no-color` and `--utc`, which every command takes.
+    var global = GlobalOptions()
 
     /// Whether `--name` was given.
     func flag(_ name: String) -> Bool { flags.contains(name) }
@@ -34,6 +36,8 @@ struct UsageError: Error, Sendable, Equatable {
 
 /// Parses `--name value`, `--name=value`, flags, one-letter aliases (`-n 20`), `-h` / `--help`,
 /// and `--` (everything after it is positional). Options and positionals may come in any order.
+/// The global options (``GlobalOptions``) are flags of every command, read in the same pass, so
+/// the argument after an option that takes a value is that value whatever it looks like.
 enum ArgumentParser {
     static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParseResult {
         var parsed = ParsedArguments(raw: arguments)
@@ -68,9 +72,15 @@ enum ArgumentParser {
             } else {
                 name = String(argument.dropFirst(2))
             }
+            if parsed.global.take(name) {
+                guard inlineValue == nil else {
+                    throw UsageError(message: "option '--\(name)' takes no value", command: spec.name)
+                }
+                continue
+            }
             guard let option = spec.option(named: name) else {
                 var message = "unknown option '--\(name)'"
-                if let near = Suggestion.nearest(name, among: spec.options.map(\.name)) { message += "; did you mean '--\(near)'?" }
+                if let near = Suggestion.nearest(name, among: spec.options.map(\.name) + GlobalOptions.names) { message += "; did you mean '--\(near)'?" }
                 throw UsageError(message: message, command: spec.name)
             }
             guard option.takesValue else {

@@ -1,8 +1,14 @@
 import Foundation
 
-/// The options every command takes, which `logstore` reads before the command's own:
-/// `--color`, `--no-color` and `--utc`.
-enum GlobalOptions {
+/// The options every command takes: `--color`, `--no-color` and `--utc`. ``ArgumentParser``
+/// reads them among each command's own options, in the same pass, so an option's value
+/// (`--grep --utc`) is never taken for one; they may also come before the command name.
+struct GlobalOptions: Sendable, Equatable {
+    /// `--color` or `--no-color`, the last given; `.auto` when neither.
+    var color = TextStyle.ColorChoice.auto
+    /// `--utc` was given.
+    var utc = false
+
     /// The options and their help, for `logstore --help` and each command's.
     static let help: [(String, String)] = [
         ("--color", "Colour the output even when it is not a terminal (for less -R)."),
@@ -10,31 +16,46 @@ enum GlobalOptions {
         ("--utc", "Show times in UTC, and read times given without a zone as UTC (default: local time)."),
     ]
 
-    /// `arguments` without the global options, which are applied to `environment`. They may
-    /// stand anywhere before `--`; the last of `--color` and `--no-color` wins.
-    static func apply(_ arguments: [String], to environment: inout CommandEnvironment) -> [String] {
-        var remaining: [String] = []
-        var choice = TextStyle.ColorChoice.auto
-        var afterDashes = false
-        for argument in arguments {
-            if afterDashes || argument == "--" {
-                afterDashes = true
-                remaining.append(argument)
-                continue
-            }
-            switch argument {
-            case "--color": choice = .always
-            case "--no-color": choice = .never
-            case "--utc": environment.timeZone = CommandEnvironment.utc
-            default: remaining.append(argument)
-            }
+    /// The names without dashes, for suggestions.
+    static let names = ["color", "no-color", "utc"]
+
+    /// Records `--name` when it is a global option; `false` (and nothing recorded) otherwise.
+    mutating func take(_ name: String) -> Bool {
+        switch name {
+        case "color": color = .always
+        case "no-color": color = .never
+        case "utc": utc = true
+        default: return false
         }
-        switch choice {
+        return true
+    }
+
+    /// The options given before the command name, and the arguments from the command name on.
+    /// Only the front is read: from the command name on, ``ArgumentParser`` knows which
+    /// arguments are values.
+    static func leading(_ arguments: [String]) -> (GlobalOptions, [String]) {
+        var options = GlobalOptions()
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("--"), options.take(String(arguments[index].dropFirst(2))) {
+            index += 1
+        }
+        return (options, Array(arguments[index...]))
+    }
+
+    /// These options over `other` (given earlier on the line): a later colour choice wins.
+    func after(_ other: GlobalOptions) -> GlobalOptions {
+        GlobalOptions(color: color == .auto ? other.color : color, utc: utc || other.utc)
+    }
+
+    /// `environment` as these options change it; what it says stands unless they override it.
+    func applied(to environment: CommandEnvironment) -> CommandEnvironment {
+        var environment = environment
+        if utc { environment.timeZone = CommandEnvironment.utc }
+        switch color {
         case .auto: break
         case .always, .never:
-            // The environment's own decision stands unless the command line overrides it.
-            environment.usesColors = TextStyle.colorsEnabled(choice, variables: [:], isTerminal: false)
+            environment.usesColors = TextStyle.colorsEnabled(color, variables: [:], isTerminal: false)
         }
-        return remaining
+        return environment
     }
 }

@@ -23,10 +23,11 @@ enum ValueParsers {
     /// A point in time, in any form ``TimeParser`` reads; a usage error naming the option, the
     /// value and the accepted forms otherwise.
     static func date(_ text: String, option: String, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> Date {
-        guard let date = TimeParser.date(text, now: now, timeZone: timeZone) else {
-            throw invalid(option, text, "expected \(TimeParser.accepted)")
+        do {
+            return try TimeParser.date(text, now: now, timeZone: timeZone)
+        } catch {
+            throw invalid(option, text, error.reason)
         }
-        return date
     }
 
     /// The seconds of a time ago (`90s`, `15m`, `2h`, `3d`, `1w`), `nil` for anything else.
@@ -44,9 +45,14 @@ enum ValueParsers {
         }
     }
 
-    /// A date as the JSON output writes it (ISO 8601 with a zone), for tests and scripts.
+    /// A date as the JSON output writes it (ISO 8601 with a zone), for tests and scripts;
+    /// `nil` for anything else (the caller has no user to tell why).
     static func isoDate(_ text: String) -> Date? {
-        TimeParser.absolute(text, timeZone: CommandEnvironment.utc)
+        do {
+            return try TimeParser.absolute(text, timeZone: CommandEnvironment.utc)
+        } catch {
+            return nil
+        }
     }
 
     /// A whole number within `range`.

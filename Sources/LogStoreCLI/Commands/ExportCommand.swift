@@ -43,6 +43,7 @@ enum ExportCommand: Command {
         let url = URL(fileURLWithPath: path)
         let format = try format(arguments, url: url)
         let options = try options(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
+        try checkDirectory(of: url)
         let bar = console.environment.progressOutput.map { ProgressBar(output: $0) }
         let unit = format == .archive ? "bytes" : "rows"
         var callback: (@Sendable (ExportProgress) -> Void)?
@@ -58,6 +59,20 @@ enum ExportCommand: Command {
         }
         bar?.finish()
         console.line(summary(report, path: path))
+    }
+
+    /// Fails before any work when the output's directory is missing: the export would only fail
+    /// at its end, and the library's error speaks of a store. Not found (66), as a missing store
+    /// is: something the command line names is not there.
+    static func checkDirectory(of output: URL) throws(CommandFailure) {
+        let directory = output.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure(
+                description: "no directory \(Format.escaped(directory.path)) for the output file — create it first "
+                    + "(mkdir -p \(Format.escaped(Format.shellQuoted(directory.path))))",
+                status: ExitStatus.notFound)
+        }
     }
 
     /// `--format`, else the extension's format, else an archive.

@@ -27,7 +27,8 @@ enum MessagesCommand: Command {
             --grep finds the words as typed, each one, without case or accents; --fts takes
             SQLite's FTS5 syntax: "a phrase", prefix*, AND, OR, NOT, NEAR(a b, 5), (...).
             --meta key=value matches a metadata value; --meta key, a key that exists; a dotted
-            key (http.status=500) is a path into nested metadata.
+            key (http.status=500) is a path into nested metadata, and a key in double quotes is
+            one key, dots included: --meta '"error.message"=timeout' (swift-log's flat keys).
 
             Examples:
               logstore messages app.logstore --level warning --since 2h
@@ -40,7 +41,7 @@ enum MessagesCommand: Command {
     static let filterOptions: [OptionSpec] = [
         .value("grep", "text", "Only messages with these words (full-text search; matches are highlighted)."),
         .value("fts", "query", "Only messages matching this FTS5 query (phrases, prefix*, AND, OR, NOT, NEAR)."),
-        .repeatable("meta", "key=value", "Only messages with this metadata value (or key, without =); repeat for several."),
+        .repeatable("meta", "key=value", "Only messages with this metadata value (or key, without =; \"a.b\" for a key with dots); repeat for several."),
         .repeatable("exclude-label", "label", "Leave out this label; repeat for several."),
         .repeatable("file", "name", "Only messages logged in this source file (Server.swift); repeat for several."),
         .repeatable("function", "name", "Only messages logged in this function; repeat for several."),
@@ -141,21 +142,11 @@ enum MessagesCommand: Command {
         case (nil, nil): break
         case (_?, _?): throw UsageError(message: "--grep and --fts are two syntaxes of one search: give one of them")
         }
-        query.metadata = try arguments.all("meta").map { (text) throws(UsageError) in try metadataFilter(text) }
+        query.metadata = try arguments.all("meta").map { (text) throws(UsageError) in try ValueParsers.metadataFilter(text) }
         query.excludedLabels = arguments.all("exclude-label")
         query.files = arguments.all("file")
         query.functions = arguments.all("function")
         return query
-    }
-
-    /// `key=value` (a value) or `key` (the key exists); dots in the key make a path.
-    static func metadataFilter(_ text: String) throws(UsageError) -> MetadataFilter {
-        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        let path = parts[0].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !parts[0].isEmpty, !path.contains(where: \.isEmpty) else {
-            throw UsageError(message: "invalid value '\(text)' for --meta: expected key=value or key (a path: http.status=500)")
-        }
-        return parts.count == 2 ? .equals(path, String(parts[1])) : .exists(path)
     }
 
     /// The same command line (of `command`) with `--cursor` set to continue after this page.

@@ -23,11 +23,17 @@ enum OpenCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]
+        // Nothing there is "not found" (66), as for the other commands; a directory is the
+        // wrong kind of thing (1).
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure(description: Failure.noStore(path), status: ExitStatus.notFound)
+        }
         guard StoreAccess.isArchive(path) else {
-            throw CommandFailure(description: "\(path) is not a file: 'logstore open' takes an archive (use 'logstore info' for a store)")
+            throw CommandFailure(
+                description: "\(Format.escaped(path)) is not a file: 'logstore open' takes an archive (use 'logstore info' for a store)")
         }
         let info = try await StoreAccess.withReadonlyStore(path) { store in
-            guard let info = store.archiveInfo else { throw CommandFailure(description: "\(path) is not an archive") }
+            guard let info = store.archiveInfo else { throw CommandFailure(description: "\(Format.escaped(path)) is not an archive") }
             return info
         }
         if arguments.flag("json") {

@@ -89,12 +89,13 @@ enum Format {
     /// `key:   value` lines with the values aligned; continuation lines of a multi-line value are
     /// indented to the value column.
     static func fields(_ rows: [(String, String)], indent: Int = 0) -> [String] {
-        let width = (rows.map(\.0.count).max() ?? 0) + 2
+        // Terminal columns, not characters: a key may be CJK.
+        let width = (rows.map { DisplayWidth.of($0.0) }.max() ?? 0) + 2
         let prefix = String(repeating: " ", count: indent)
         var lines: [String] = []
         for (key, value) in rows {
             let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false)
-            let label = (key + ":").padding(toLength: width, withPad: " ", startingAt: 0)
+            let label = key + ":" + String(repeating: " ", count: max(width - DisplayWidth.of(key) - 1, 1))
             lines.append(prefix + label + (valueLines.first.map(String.init) ?? ""))
             for continuation in valueLines.dropFirst() {
                 lines.append(prefix + String(repeating: " ", count: width) + continuation)

@@ -1,7 +1,8 @@
 /// Aligned columns for the listing commands (`tasks`, `blobs`): widths from the page's own
 /// content, a header row, and on a terminal the flexible column (a URL) clipped so that a row
-/// fits its width. Cells are measured as plain text and painted after padding, so colours never
-/// count towards a width.
+/// fits its width. Cells are measured as plain text in terminal columns (``DisplayWidth``: a CJK
+/// character or an emoji takes two) and painted after padding, so colours never count towards a
+/// width.
 struct Table {
     /// One column: its header, which side it is padded on, and whether it gives up width when
     /// the row is wider than the terminal.
@@ -24,25 +25,29 @@ struct Table {
             pieces = [(text, paint)]
         }
 
-        var width: Int { pieces.reduce(0) { $0 + $1.text.count } }
+        /// The terminal columns the text takes.
+        var width: Int { pieces.reduce(0) { $0 + DisplayWidth.of($1.text) } }
 
         /// Adds a piece (an error after a URL).
         mutating func append(_ text: String, paint: @escaping (String) -> String = { $0 }) {
             pieces.append((text, paint))
         }
 
-        /// The first `width` characters, the last of them `…` when something was cut.
+        /// The text cut to `width` columns, the last of them `…` when something was cut: cut
+        /// between graphemes, and a space before the `…` when a two-column character did not
+        /// fit in the last column left, so the cell is exactly `width` columns.
         func clipped(to width: Int) -> Cell {
             guard self.width > width else { return self }
             var result = Cell("")
             result.pieces = []
             var room = max(width - 1, 0)
             for piece in pieces where room > 0 {
-                let kept = String(piece.text.prefix(room))
-                result.pieces.append((kept, piece.paint))
-                room -= kept.count
+                let (kept, keptWidth) = DisplayWidth.prefix(piece.text, fitting: room)
+                result.pieces.append((String(kept), piece.paint))
+                room -= keptWidth
+                if kept.endIndex < piece.text.endIndex { break }
             }
-            result.pieces.append(("…", { $0 }))
+            result.pieces.append((String(repeating: " ", count: room) + "…", { $0 }))
             return result
         }
 
@@ -57,14 +62,14 @@ struct Table {
     var rows: [[Cell]] = []
     /// Between two columns.
     static let gap = "  "
-    /// A flexible column keeps at least this many characters, however narrow the terminal.
+    /// A flexible column keeps at least this many columns, however narrow the terminal.
     static let minimumFlexibleWidth = 12
 
     /// The header (in `headerPaint`, bold on a terminal) and the rows; with `width`, rows wider
     /// than it have their flexible columns clipped. The last column is never padded.
     func lines(width: Int?, headerPaint: @escaping (String) -> String) -> [String] {
         var widths = columns.indices.map { index in
-            rows.reduce(columns[index].header.count) { max($0, $1[index].width) }
+            rows.reduce(DisplayWidth.of(columns[index].header)) { max($0, $1[index].width) }
         }
         if let width {
             let total = widths.reduce(0, +) + Self.gap.count * (columns.count - 1)
