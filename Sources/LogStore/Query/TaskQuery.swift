@@ -182,7 +182,7 @@ public struct NetworkTaskSummary: Sendable, Hashable, Codable, Identifiable {
 }
 
 extension NetworkTaskSummary {
-    /// Reads a summary as ``encode(to:)`` writes it, and as 0.5 wrote it (`tasks --json`), without
+    /// Reads a summary as its encoding writes it, and as 0.5 wrote it (`tasks --json`), without
     /// `direction`: such a task is outbound, the only kind 0.5 stored.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -121,7 +121,7 @@ extension LogStore.Event {
 }
 
 extension LogStore.Event.NetworkTaskCreated {
-    /// Reads the event as ``encode(to:)`` writes it, and as 0.5 wrote it, without `direction`:
+    /// Reads the event as its encoding writes it, and as 0.5 wrote it, without `direction`:
     /// such a task is outbound, the only kind 0.5 recorded.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
