@@ -1,8 +1,6 @@
+public import Foundation
 #if canImport(FoundationNetworking)
-public import Foundation
 public import FoundationNetworking
-#else
-public import Foundation
 #endif
 
 // Every callback records what it tells, then goes to the wrapped delegate. A wrapped delegate

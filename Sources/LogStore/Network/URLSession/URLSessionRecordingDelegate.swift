@@ -1,8 +1,6 @@
+public import Foundation
 #if canImport(FoundationNetworking)
-public import Foundation
 public import FoundationNetworking
-#else
-public import Foundation
 #endif
 import Synchronization
 

@@ -1,8 +1,6 @@
+import Foundation
 #if canImport(FoundationNetworking)
-import Foundation
 import FoundationNetworking
-#else
-import Foundation
 #endif
 
 /// The recording delegate for an app delegate that takes download callbacks. A separate class:

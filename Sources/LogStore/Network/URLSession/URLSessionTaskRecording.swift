@@ -1,8 +1,6 @@
+import Foundation
 #if canImport(FoundationNetworking)
-import Foundation
 import FoundationNetworking
-#else
-import Foundation
 #endif
 
 /// What a recording delegate knows about one task between its first callback and its
