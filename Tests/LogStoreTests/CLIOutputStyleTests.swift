@@ -120,6 +120,24 @@ import Testing
         }
     }
 
+    @Test func wideLabelsLineUpTheMessageText() async throws {
+        try await withTemporaryStoreURL { url in
+            let store = try await LogStore(storeURL: url, options: [.create])
+            for label in ["注文", "http", "🎉"] {
+                store.storeMessage(label: label, level: .info, message: "TEXT")
+            }
+            try await store.close()
+            let output = await run(["messages", url.path], environment: CommandEnvironment(now: CLITests.now)).output
+            let lines = output.split(separator: "\n").filter { $0.contains("TEXT") }
+            #expect(lines.count == 3)
+            // The text starts in the same terminal column on every line, whatever the label's characters.
+            let columns = try lines.map { line in
+                DisplayWidth.of(line[..<(try #require(line.range(of: "TEXT"))).lowerBound])
+            }
+            #expect(Set(columns).count == 1, "\(lines)")
+        }
+    }
+
     @Test func clippingYieldsExactlyTheColumnsAskedForAndWholeGraphemes() {
         let text = "日本語🎉cafe\u{301}👨‍👩‍👧x"
         let graphemes = Array(text)

@@ -4,7 +4,7 @@ import LogStore
 import Testing
 
 /// `sweep(progress:)` through the public API: phases in order, counts that only grow, a last
-/// `finished` report delivered before the call returns, and a caller that joins a running sweep.
+/// `finished` report delivered before the call returns, and a slow callback that holds back no sweep.
 @Suite("SweepProgress")
 struct SweepProgressTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -69,12 +69,12 @@ struct SweepProgressTests {
         }
     }
 
-    @Test func aCallerWhoJoinsARunningSweepGetsOnlyFinished() async throws {
+    @Test func aSweepAskedForWhileReportsAreDeliveredStartsAnew() async throws {
         try await withTemporaryStore(configuration: Self.configuration()) { store, _ in
             try await Self.logOldAndNew(store, count: 200)
             let first = Recorder<[SweepProgress]>([])
-            // Holding the first caller's first report keeps its call from returning, so its
-            // sweep is still the running one when the second caller asks.
+            // Holding the first caller's first report keeps its call from returning after its
+            // sweep has finished: a sweep asked for meanwhile must run, not return the old report.
             let release = DispatchSemaphore(value: 0)
             let running = Task {
                 try await store.sweep { progress in
@@ -82,20 +82,31 @@ struct SweepProgressTests {
                         reports.append(progress)
                         return reports.count == 1
                     }
-                    if isFirst { _ = release.wait(timeout: .now() + 10) }
+                    if isFirst { _ = release.wait(timeout: .now() + 30) }
                 }
             }
             do {
-                _ = try await watchOnThread(seconds: 10, initial: [0]) { _ in !first.current.isEmpty }
-                #expect(!first.current.isEmpty)
+                _ = try await watchOnThread(seconds: 30, initial: [0]) { _ in !first.current.isEmpty }
+                try await withinTimeLimit(seconds: 30) {
+                    while try await store.info().lastSweep == nil { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                try await onOwnThread {
+                    for i in 0..<50 {
+                        store.storeMessage(
+                            createdAt: Self.now.addingTimeInterval(-6 * 86_400 + Double(i)), label: "old", level: .info,
+                            message: "later old message \(i)")
+                    }
+                }
+                try await store.flush()
                 let second = Recorder<[SweepProgress]>([])
-                let joined = try await withinTimeLimit(seconds: 10) {
+                let report = try await withinTimeLimit(seconds: 30) {
                     try await store.sweep { progress in second.update { $0.append(progress) } }
                 }
-                #expect(second.current.map(\.phase) == [.finished])
+                #expect(report.removedMessages == 50)
+                #expect(second.current.last?.phase == .finished)
                 release.signal()
-                let report = try await withinTimeLimit(seconds: 10) { try await running.value }
-                #expect(report == joined)
+                let firstReport = try await withinTimeLimit(seconds: 30) { try await running.value }
+                #expect(firstReport.removedMessages == 200)
                 #expect(first.current.last?.phase == .finished)
             } catch {
                 release.signal()

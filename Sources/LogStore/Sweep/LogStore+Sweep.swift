@@ -33,8 +33,9 @@ extension LogStore {
     /// }
     /// ```
     ///
-    /// - Parameter progress: called at the start of each phase with work to do and at most
-    ///   every 100 ms within one (after a step, never per row), one call at a time, in order,
+    /// - Parameter progress: called at the start of each phase with work to do (orphan files
+    ///   and empty sessions are always looked for, so always reported) and at most every 100 ms
+    ///   within one (after a step, never per row), one call at a time, in order,
     ///   on a queue of its own (not the caller's task, and not the writer's thread: a slow
     ///   callback delays no logging, though keep it quick), and a last time with
     ///   ``SweepProgress/Phase/finished`` once the report is recorded; never after this method

@@ -1,8 +1,9 @@
 /// How far a sweep has got, as ``LogStore/sweep(progress:)`` reports it to its callback: the
 /// phase it is in and, within that phase, the units done and the units it takes.
 ///
-/// A sweep's phases come in the order of ``Phase``'s cases; a phase with nothing to do is
-/// skipped. Counts are per phase: each phase starts again from zero. There is no fraction of
+/// A sweep's phases come in the order of ``Phase``'s cases; a phase whose work is known to be
+/// nothing is skipped, except the search for orphan files and empty sessions, which is always
+/// reported (what it finds is only known once it has looked). Counts are per phase: each phase starts again from zero. There is no fraction of
 /// the whole sweep: how much a later phase has to do depends on what the earlier ones removed
 /// (trimming to the size limit is judged after the old data is gone), so any overall figure
 /// would be a guess.

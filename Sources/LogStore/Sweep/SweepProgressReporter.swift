@@ -18,6 +18,15 @@ final class SweepProgressReporter: Sendable {
     private struct State {
         var progress: SweepProgress?
         var lastReport: ContinuousClock.Instant?
+        /// Whether `progress` holds counts the throttle kept back: delivered before the next
+        /// phase (or the end) replaces them, so a phase's last count is never lost.
+        var isPending = false
+
+        /// The kept-back counts, if any, as the report to deliver first.
+        mutating func takePending() -> SweepProgress? {
+            defer { isPending = false }
+            return isPending ? progress : nil
+        }
     }
 
     /// The reporter of the sweep running in this task; `nil` (no reports, no estimates) when
@@ -32,6 +41,7 @@ final class SweepProgressReporter: Sendable {
     /// Starts `phase`, of `total` units when known; reported at once.
     func begin(_ phase: SweepProgress.Phase, total: Int64?) {
         state.withLock { state in
+            if let pending = state.takePending() { deliver(pending) }
             let progress = SweepProgress(phase: phase, completed: 0, total: total.map { max(0, $0) })
             state.progress = progress
             state.lastReport = ContinuousClock.now
@@ -47,8 +57,13 @@ final class SweepProgressReporter: Sendable {
             guard var progress = state.progress else { return }
             progress.completed += units
             state.progress = progress
-            guard state.lastReport.map({ now - $0 >= Self.interval }) ?? true else { return }
+            let isComplete = progress.total.map { progress.completed >= $0 } ?? false
+            guard isComplete || state.lastReport.map({ now - $0 >= Self.interval }) ?? true else {
+                state.isPending = true
+                return
+            }
             state.lastReport = now
+            state.isPending = false
             deliver(progress)
         }
     }
@@ -56,6 +71,7 @@ final class SweepProgressReporter: Sendable {
     /// Reports ``SweepProgress/Phase/finished`` and returns once every report has been delivered.
     func finish() async {
         state.withLock { state in
+            if let pending = state.takePending() { deliver(pending) }
             state.progress = SweepProgress(phase: .finished, completed: 0, total: 0)
             deliver(SweepProgress(phase: .finished, completed: 0, total: 0))
         }

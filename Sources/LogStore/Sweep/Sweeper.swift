@@ -59,16 +59,18 @@ final class Sweeper: Sendable {
             running = task
             return task
         }
-        defer { running.withLock { if $0 == task { $0 = nil } } }
-        let report: LogStore.SweepReport
-        do {
-            report = try await task.value
-        } catch {
+        let result = await task.result
+        // Cleared before the reports are delivered: a sweep asked for while a slow callback
+        // still runs must start a new sweep, not join this finished one.
+        running.withLock { if $0 == task { $0 = nil } }
+        switch result {
+        case .success(let report):
+            await reporter?.finish()
+            return report
+        case .failure(let error):
             await reporter?.drain()
             throw error
         }
-        await reporter?.finish()
-        return report
     }
 
     /// Returns when no sweep is running (one in progress has finished or failed).

@@ -75,7 +75,7 @@ enum MessagesCommand: Command {
         if messages.isEmpty {
             console.line("No messages match.")
         }
-        let labelWidth = min(16, messages.map(\.label.count).max() ?? 0)
+        let labelWidth = min(16, messages.map(MessageFormat.labelColumns).max() ?? 0)
         for message in messages {
             console.line(MessageFormat.line(
                 message, labelWidth: labelWidth, style: console.style, matches: page.matches[message.id] ?? []))

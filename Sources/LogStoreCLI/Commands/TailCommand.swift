@@ -66,7 +66,7 @@ enum TailCommand: Command {
                     console.line(try JSONOutput.line(MessageRecord(message: message)))
                 } else {
                     // The widest label so far, as the page of `messages` aligns its column.
-                    labelWidth = min(16, max(labelWidth, message.label.count))
+                    labelWidth = min(16, max(labelWidth, MessageFormat.labelColumns(message)))
                     console.line(MessageFormat.line(message, labelWidth: labelWidth, style: console.style))
                 }
                 // Each line as it comes: someone is watching.

@@ -68,6 +68,12 @@ enum DisplayWidth {
         return wide.contains { $0.contains(value) }
     }
 
+    /// `text` with spaces after it up to `columns` terminal columns (as it is when wider).
+    static func padded(_ text: String, to columns: Int) -> String {
+        let width = of(text)
+        return width >= columns ? text : text + String(repeating: " ", count: columns - width)
+    }
+
     /// The longest prefix of `text` that fits in `columns`, cut between graphemes, and its width.
     static func prefix(_ text: String, fitting columns: Int) -> (text: Substring, width: Int) {
         var width = 0

@@ -3,13 +3,18 @@ import LogStore
 /// One message as one human-readable line:
 /// `2025-03-01T12:00:00.123Z WARNING  http   GET /orders 503 (1204 ms)  request_id=4f1c status=503`.
 enum MessageFormat {
-    /// The line for `message`; `labelWidth` aligns the text column across a page.
+    /// The terminal columns `message`'s label takes in a line (escaped, as it is shown).
+    static func labelColumns(_ message: LogStore.Message) -> Int {
+        DisplayWidth.of(Format.escaped(message.label))
+    }
+
+    /// The line for `message`; `labelWidth` (in terminal columns, ``labelColumns(_:)``) aligns the
+    /// text column across a page.
     static func line(
         _ message: LogStore.Message, labelWidth: Int, style: TextStyle, matches: [Range<String.Index>] = []
     ) -> String {
         let label = Format.escaped(message.label)
-        let paddedLabel = label.count >= labelWidth
-            ? label : label + String(repeating: " ", count: labelWidth - label.count)
+        let paddedLabel = DisplayWidth.padded(label, to: labelWidth)
         var line = style.dim(style.time(message.createdAt)) + " " + style.level(message.level) + " "
             + style.cyan(paddedLabel) + " " + highlighted(message.text, matches, style: style)
         if !message.metadata.isEmpty {

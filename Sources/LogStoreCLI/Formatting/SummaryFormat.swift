@@ -36,10 +36,10 @@ enum SummaryFormat {
         let busiest = summary.labels.prefix(busiestLabels)
         lines += ["", style.bold("Busiest labels") + (summary.labels.count > busiest.count
             ? style.dim(" (\(busiest.count) of \(summary.labels.count))") : "")]
-        let labelWidth = min(24, busiest.map { Format.escaped($0.label).count }.max() ?? 0)
+        let labelWidth = min(24, busiest.map { DisplayWidth.of(Format.escaped($0.label)) }.max() ?? 0)
         for label in busiest {
             let name = Format.escaped(label.label)
-            let padded = name.count >= labelWidth ? name : name + String(repeating: " ", count: labelWidth - name.count)
+            let padded = DisplayWidth.padded(name, to: labelWidth)
             let share = Format.decimal(Double(label.count) / Double(summary.total) * 100, places: 1)
             lines.append("  " + style.cyan(padded) + "  " + rightAligned(Format.count(label.count), countWidth)
                 + style.dim("  \(share) %"))
