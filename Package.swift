@@ -5,10 +5,12 @@ let package = Package(
     name: "LogStore",
     products: [
         .library(name: "LogStore", targets: ["LogStore"]),
+        // Empty unless the Hummingbird trait is on; a module of its own keeps NIO out of LogStore.
+        .library(name: "LogStoreHummingbird", targets: ["LogStoreHummingbird"]),
         .executable(name: "logstore", targets: ["logstore"]),
         .executable(name: "logstore-bench", targets: ["LogStoreBench"]),
     ],
-    // Both off by default: a disabled trait's package is never fetched, so the default build
+    // All off by default: a disabled trait's package is never fetched, so the default build
     // needs no network and no outside package.
     traits: [
         .trait(
@@ -17,12 +19,17 @@ let package = Package(
         .trait(
             name: "ServiceLifecycle",
             description: "LogStoreService: the store as a swift-service-lifecycle Service, closed on graceful shutdown."),
+        .trait(
+            name: "Hummingbird",
+            description: "LogStoreRequestMiddleware (module LogStoreHummingbird): records the requests a Hummingbird 2 server handles."),
         .default(enabledTraits: []),
     ],
     dependencies: [
         // 1.12.0 is the first release whose LogEvent carries the error; its manifest needs Swift 6.2 tools.
         .package(url: "https://github.com/apple/swift-log.git", from: "1.12.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.8.0"),
+        // RouterMiddleware, Request.collectBody(upTo:) and ResponseBodyWriter all exist from 2.0.0 on.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -43,6 +50,13 @@ let package = Package(
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
+        .target(
+            name: "LogStoreHummingbird",
+            dependencies: [
+                "LogStore",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
         .target(
@@ -82,16 +96,19 @@ let package = Package(
         .testTarget(
             name: "LogStoreTests",
             dependencies: [
-                "LogStore", "LogStoreCLI",
-                // ServiceLifecycle's tests build a ServiceGroup, which takes a Logger.
+                "LogStore", "LogStoreCLI", "LogStoreHummingbird",
+                // ServiceLifecycle's tests build a ServiceGroup, and Hummingbird's an Application: both take a Logger.
                 .product(
-                    name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog", "ServiceLifecycle"])),
+                    name: "Logging", package: "swift-log",
+                    condition: .when(traits: ["SwiftLog", "ServiceLifecycle", "Hummingbird"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
                 .product(
                     name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
     ]
