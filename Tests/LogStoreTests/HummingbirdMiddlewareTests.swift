@@ -50,7 +50,7 @@ import Testing
     /// The store's inbound tasks once `count` of them have completed, within a bound: a task
     /// completes after its body is written, which may be just after the client has read it.
     static func completedInbound(_ store: LogStore, count: Int) async throws -> [NetworkTaskSummary] {
-        try await withinTimeLimit(seconds: 10) {
+        try await withinTimeLimit(seconds: 60) {
             while true {
                 try await store.flush()
                 let page = try await store.tasks(TaskQuery(order: .oldestFirst, directions: [.inbound]))
@@ -70,7 +70,9 @@ import Testing
         configuration.bodySizeLimit = Self.bodyLimit
         try await withTemporaryStore(configuration: configuration) { store, _ in
             let app = Self.application(store: store)
-            try await withinTimeLimit(seconds: 20) {
+            // A bound, not a wait: each test passes in a tenth of a second alone; the whole suite
+            // on two cores, with a live server, stretches it to tens of seconds.
+            try await withinTimeLimit(seconds: 90) {
                 try await app.test(.live) { client in
                     try await client.execute(uri: "/orders?page=2", method: .get, headers: [.authorization: "Bearer s3cret"]) {
                         #expect($0.status == .ok)
@@ -122,7 +124,9 @@ import Testing
         configuration.bodySizeLimit = Self.bodyLimit
         try await withTemporaryStore(configuration: configuration) { store, _ in
             let app = Self.application(store: store)
-            try await withinTimeLimit(seconds: 20) {
+            // A bound, not a wait: each test passes in a tenth of a second alone; the whole suite
+            // on two cores, with a live server, stretches it to tens of seconds.
+            try await withinTimeLimit(seconds: 90) {
                 try await app.test(.live) { client in
                     try await client.execute(uri: "/large", method: .get) {
                         #expect($0.body.readableBytes == 3_000)
