@@ -5,6 +5,7 @@
 //     LogStoreTestHelper exit-in-writer <store> <count>  exit(0) from willHandleEvent, on the writer
 //     LogStoreTestHelper steady <store> <count> <per-second>  log at a steady rate, then close()
 //                                                      (a writer for the live-tail tests)
+//     LogStoreTestHelper crash-… <store> <count> <flush-every> …  see CrashMode.swift
 import Foundation
 import LogStore
 
@@ -15,6 +16,7 @@ guard arguments.count >= 4, let count = Int(arguments[3]) else {
     exit(64)
 }
 let mode = arguments[1]
+if mode.hasPrefix("crash-") { await runCrashMode(arguments: arguments) }
 if mode == "steady" {
     guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
         FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))
