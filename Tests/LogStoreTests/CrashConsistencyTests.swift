@@ -36,19 +36,27 @@ struct CrashConsistencyTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "missing \(Self.helper.path)")
         var random = SeededRandom(seed: Self.seed ^ UInt64(mode.utf8.count))
         var interrupted = 0
+        var acknowledged = 0
         for trial in 0..<count {
             let delay = Int.random(in: 50...500, using: &random)
-            let inProgress = try await withTemporaryDirectory { directory in
+            let outcome = try await withTemporaryDirectory { directory in
                 try await runTrial(mode: mode, directory: directory, killDelay: delay, trial: trial)
             }
-            if inProgress { interrupted += 1 }
+            if outcome.inProgress { interrupted += 1 }
+            acknowledged += outcome.acknowledged
         }
-        print("crash consistency \(mode): \(count) trials, seed \(Self.seed), \(interrupted) killed mid-sweep/export")
+        // The figures of Reliability/crash.md.
+        print("""
+            crash consistency \(mode): \(count) trials (seed \(Self.seed)), \(acknowledged) acknowledged messages \
+            checked, \(interrupted) kills during a sweep or export
+            """)
     }
 
     /// One child run, killed `killDelay` ms after its first acknowledgement, then the checks.
-    /// Returns whether a sweep or export was under way at the kill.
-    private func runTrial(mode: String, directory: URL, killDelay: Int, trial: Int) async throws -> Bool {
+    /// Returns whether a sweep or export was under way at the kill, and how many messages were acknowledged.
+    private func runTrial(
+        mode: String, directory: URL, killDelay: Int, trial: Int
+    ) async throws -> (inProgress: Bool, acknowledged: Int) {
         let store = directory.appendingPathComponent("crash.logstore", isDirectory: true)
         let exports = directory.appendingPathComponent("exports", isDirectory: true)
         try FileManager.default.createDirectory(at: exports, withIntermediateDirectories: true)
@@ -63,7 +71,7 @@ struct CrashConsistencyTests {
 
         try await checkKilledStore(at: store, lastAcknowledged: last, context)
         if mode == "crash-export" { try await checkExports(in: exports, context) }
-        return inProgress
+        return (inProgress, last + 1)
     }
 
     /// Read-only first (nothing repaired yet): integrity, acknowledged messages, every blob whole.
