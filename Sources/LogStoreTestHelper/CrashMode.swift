@@ -20,8 +20,8 @@ func runCrashMode(arguments: [String]) async -> Never {
             "usage: LogStoreTestHelper crash-log|crash-sweep <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
         exit(64)
     }
-    // The test suite shares two cores: this load runs behind the tests themselves.
-    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    // The test suite shares two cores: this load runs behind the tests themselves (as chromium does).
+    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
     let mode = arguments[1]
     do {
         let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[2]), options: [.create])
