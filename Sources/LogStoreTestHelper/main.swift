@@ -6,6 +6,7 @@
 //     LogStoreTestHelper steady <store> <count> <per-second>  log at a steady rate, then close()
 //                                                      (a writer for the live-tail tests)
 //     LogStoreTestHelper writers <store> <count> <label> [<sweep-ms>]  one of many writers (WritersMode.swift)
+//     LogStoreTestHelper crash-… <store> <count> <flush-every> …  see CrashMode.swift
 import Foundation
 import LogStore
 
@@ -17,6 +18,7 @@ guard arguments.count >= 4, let count = Int(arguments[3]) else {
 }
 let mode = arguments[1]
 if mode == "writers" { await runWritersMode(arguments: arguments) }
+if mode.hasPrefix("crash-") { await runCrashMode(arguments: arguments) }
 if mode == "steady" {
     guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
         FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))

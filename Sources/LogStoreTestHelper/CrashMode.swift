@@ -1,0 +1,126 @@
+// The crash-consistency child: logs at full speed until the test kills it with SIGKILL.
+//
+//     LogStoreTestHelper crash-log <store> <count> <flush-every>
+//     LogStoreTestHelper crash-sweep <store> <count> <flush-every>    + sweeps of old data in a loop
+//     LogStoreTestHelper crash-export <store> <count> <flush-every> <directory>  + exports in a loop
+//
+// It writes to stdout, one line each: `ack <i>` once a flush() that followed message `crash <i>`
+// returned (every message up to it is committed), and `sweep <k>` / `export <k>` / `exported <k>`
+// as its background work starts and ends, so the test knows what the kill interrupted.
+import Foundation
+import Glibc
+import LogStore
+import Synchronization
+
+func runCrashMode(arguments: [String]) async -> Never {
+    guard arguments.count >= 5, let count = Int(arguments[3]), let flushEvery = Int(arguments[4]), flushEvery > 0,
+          arguments[1] != "crash-export" || arguments.count == 6
+    else {
+        FileHandle.standardError.write(Data(
+            "usage: LogStoreTestHelper crash-log|crash-sweep <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
+        exit(64)
+    }
+    // The test suite shares two cores: this load runs behind the tests themselves (as chromium does).
+    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+    let mode = arguments[1]
+    do {
+        let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[2]), options: [.create])
+        switch mode {
+        case "crash-sweep":
+            Task.detached { await sweepForever(store) }
+        case "crash-export":
+            let directory = URL(fileURLWithPath: arguments[5], isDirectory: true)
+            Task.detached { await exportForever(store, into: directory) }
+        default:
+            break
+        }
+        try await logUntilKilled(store, count: count, flushEvery: flushEvery, withOldData: mode == "crash-sweep")
+        try await store.close()
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(mode): \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+/// Messages and tasks with bodies, interleaved; a flush every `flushEvery` events, each
+/// acknowledged on stdout. Old data (30 days, past the default 14-day age limit) gives the sweeps
+/// something to delete while the acknowledged messages, all recent, must stay.
+private func logUntilKilled(_ store: LogStore, count: Int, flushEvery: Int, withOldData: Bool) async throws {
+    var random = SystemRandomNumberGenerator()
+    let url = URL(string: "https://api.example.com/items")
+    let old = Date().addingTimeInterval(-30 * 24 * 3600)
+    for index in 0..<count {
+        store.storeMessage(label: "crash", level: .info, message: "crash \(index)")
+        if index % 3 == 0 {
+            // Random bytes in base64 barely compress: 6 KB stays inline, 24 KB becomes a file.
+            let body = jsonBody(byteCount: index % 2 == 0 ? 24_000 : 6_000, using: &random)
+            store.storeRequest(
+                NetworkRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: body),
+                response: NetworkResponse(url: url, statusCode: 200, headers: ["Content-Type": "application/json"]),
+                error: nil, data: jsonBody(byteCount: 3_000, using: &random),
+                createdAt: withOldData && index % 2 == 0 ? old : nil)
+        }
+        if withOldData, index % 2 == 1 {
+            store.storeMessage(createdAt: old, label: "old", level: .debug, message: "old \(index)")
+        }
+        if index % flushEvery == flushEvery - 1 {
+            try await store.flush()
+            say("ack \(index)")
+        }
+    }
+}
+
+private func sweepForever(_ store: LogStore) async {
+    var round = 0
+    while true {
+        say("sweep \(round)")
+        do {
+            _ = try await store.sweep()
+        } catch {
+            FileHandle.standardError.write(Data("sweep: \(error)\n".utf8))
+            exit(1)
+        }
+        say("swept \(round)")
+        round += 1
+    }
+}
+
+private func exportForever(_ store: LogStore, into directory: URL) async {
+    var round = 0
+    while true {
+        say("export \(round)")
+        do {
+            _ = try await store.export(to: directory.appendingPathComponent("export-\(round).lsarchive"))
+        } catch {
+            FileHandle.standardError.write(Data("export: \(error)\n".utf8))
+            exit(1)
+        }
+        say("exported \(round)")
+        // Only the newest finished archive is kept: the test opens what the directory holds.
+        if round > 0 { unlink(directory.appendingPathComponent("export-\(round - 1).lsarchive").path) }
+        round += 1
+    }
+}
+
+private func jsonBody(byteCount: Int, using random: inout SystemRandomNumberGenerator) -> Data {
+    let bytes = (0..<(byteCount * 3 / 4)).map { _ in UInt8.random(in: 0...255, using: &random) }
+    return Data("{\"id\":\(UInt32.random(in: 0...UInt32.max, using: &random)),\"payload\":\"\(Data(bytes).base64EncodedString())\"}".utf8)
+}
+
+/// One line, written with write(2) at once: the test reads what reached the pipe before the kill.
+private let stdoutLock = Mutex(())
+private func say(_ line: String) {
+    stdoutLock.withLock { _ in
+        let bytes = Array((line + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let result = bytes[written...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                exit(1)
+            }
+            written += result
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Glibc
+import LogStore
+import Testing
+
+/// A process killed with SIGKILL at a random moment — while logging messages and bodies, during
+/// a sweep, during an export — leaves a consistent store that keeps every message a completed
+/// `flush()` acknowledged. The child is `LogStoreTestHelper crash-…` (CrashMode.swift).
+/// `LOGSTORE_CRASH_TRIALS` sets the trials of the logging variant (20 by default; the others run
+/// a quarter of them), `LOGSTORE_CRASH_SEED` repeats a run's kill delays.
+@Suite("Crash consistency")
+struct CrashConsistencyTests {
+    static var helper: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("LogStoreTestHelper")
+    }
+
+    static let trials = ProcessInfo.processInfo.environment["LOGSTORE_CRASH_TRIALS"].flatMap { Int($0) } ?? 20
+
+    static let seed = ProcessInfo.processInfo.environment["LOGSTORE_CRASH_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 0...UInt64.max)
+
+    @Test func killedWhileLoggingKeepsEveryAcknowledgedMessage() async throws {
+        try await runTrials(mode: "crash-log", count: Self.trials)
+    }
+
+    @Test func killedDuringASweepKeepsEveryAcknowledgedMessage() async throws {
+        try await runTrials(mode: "crash-sweep", count: max(1, Self.trials / 4))
+    }
+
+    @Test func killedDuringAnExportLeavesNoHalfArchive() async throws {
+        try await runTrials(mode: "crash-export", count: max(1, Self.trials / 4))
+    }
+
+    private func runTrials(mode: String, count: Int) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "missing \(Self.helper.path)")
+        var random = SeededRandom(seed: Self.seed ^ UInt64(mode.utf8.count))
+        var interrupted = 0
+        var acknowledged = 0
+        for trial in 0..<count {
+            let delay = Int.random(in: 50...500, using: &random)
+            let outcome = try await withTemporaryDirectory { directory in
+                try await runTrial(mode: mode, directory: directory, killDelay: delay, trial: trial)
+            }
+            if outcome.inProgress { interrupted += 1 }
+            acknowledged += outcome.acknowledged
+        }
+        // The figures of Reliability/crash.md.
+        print("""
+            crash consistency \(mode): \(count) trials (seed \(Self.seed)), \(acknowledged) acknowledged messages \
+            checked, \(interrupted) kills during a sweep or export
+            """)
+    }
+
+    /// One child run, killed `killDelay` ms after its first acknowledgement, then the checks.
+    /// Returns whether a sweep or export was under way at the kill, and how many messages were acknowledged.
+    private func runTrial(
+        mode: String, directory: URL, killDelay: Int, trial: Int
+    ) async throws -> (inProgress: Bool, acknowledged: Int) {
+        let store = directory.appendingPathComponent("crash.logstore", isDirectory: true)
+        let exports = directory.appendingPathComponent("exports", isDirectory: true)
+        try FileManager.default.createDirectory(at: exports, withIntermediateDirectories: true)
+        let arguments = [mode, store.path, "100000000", "20"] + (mode == "crash-export" ? [exports.path] : [])
+        let lines = try await onOwnThread { try Self.runAndKill(arguments: arguments, killDelay: killDelay) }
+        let context = Comment(rawValue: "\(mode) trial \(trial), seed \(Self.seed), kill after \(killDelay) ms")
+        let acknowledged = lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()
+        let last = try #require(acknowledged, context)
+        let started = lines.last { $0.hasPrefix("sweep ") || $0.hasPrefix("export ") }
+        let ended = lines.last { $0.hasPrefix("swept ") || $0.hasPrefix("exported ") }
+        let inProgress = started.map { $0.split(separator: " ").last } != ended.map { $0.split(separator: " ").last }
+
+        try await checkKilledStore(at: store, lastAcknowledged: last, context)
+        if mode == "crash-export" { try await checkExports(in: exports, context) }
+        return (inProgress, last + 1)
+    }
+
+    /// Read-only first (nothing repaired yet): integrity, acknowledged messages, every blob whole.
+    /// Then read-write and one sweep: no orphan file, counts that match the rows.
+    private func checkKilledStore(at url: URL, lastAcknowledged: Int, _ context: Comment) async throws {
+        let blobsDirectory = url.appendingPathComponent("blobs")
+        try await withStore(at: url, options: [.readonly]) { store in
+            let check = try await store.read { db in try db.scalar("PRAGMA integrity_check")?.text }
+            #expect(check == "ok", context)
+            let indices = try await store.read { db in
+                try db.rows("SELECT text FROM message_rows WHERE label = 'crash'").compactMap {
+                    $0[0].text.flatMap { Int($0.dropFirst("crash ".count)) }
+                }
+            }
+            let missing = Set(0...lastAcknowledged).subtracting(indices)
+            #expect(missing.isEmpty, "\(missing.count) acknowledged messages lost, \(context)")
+            let rows = try await store.read { db in
+                try db.rows("SELECT lower(hex(key)), data IS NULL FROM blobs").map { ($0[0].text ?? "", $0[1].integer == 1) }
+            }
+            for (key, isFile) in rows {
+                if isFile {
+                    #expect(FileManager.default.fileExists(atPath: blobsDirectory.appendingPathComponent(key).path), context)
+                }
+                // Decompresses, has its recorded size and hashes to its key (checked by blobData).
+                let data = try await store.blobData(forKey: key)
+                #expect(data != nil, context)
+            }
+        }
+        try await withStore(at: url, options: []) { store in
+            _ = try await store.sweep()
+            let fileKeys = try await store.read { db in
+                try db.rows("SELECT lower(hex(key)) FROM blobs WHERE data IS NULL").compactMap { $0[0].text }
+            }
+            let files = (try? directoryListing(blobsDirectory)) ?? []
+            #expect(Set(files) == Set(fileKeys), "orphan or missing blob files, \(context)")
+            let counts = try await store.read { db in
+                // Logged messages only: info() does not count the technical message of each task.
+                try ["messages WHERE task_id IS NULL", "tasks", "blobs"].map {
+                    try db.scalar("SELECT count(*) FROM \($0)")?.integer ?? -1
+                }
+            }
+            let info = try await store.info()
+            #expect([info.messageCount, info.taskCount, info.blobCount].map(Int64.init) == counts, context)
+            let check = try await store.read { db in try db.scalar("PRAGMA integrity_check")?.text }
+            #expect(check == "ok", context)
+        }
+    }
+
+    /// Every archive at a target name is whole (it opens, which checks it); anything else is one of the
+    /// export's hidden temporary files, which a killed process cannot remove (the library promises
+    /// a whole file or none at the target, and cleanup for a failed or cancelled export only).
+    private func checkExports(in directory: URL, _ context: Comment) async throws {
+        for name in try directoryListing(directory) {
+            if name.hasPrefix(".") {
+                // SQLite's own journal files of the database copy count with it.
+                var base = Substring(name)
+                for suffix in ["-journal", "-wal", "-shm"] where base.hasSuffix(suffix) { base = base.dropLast(suffix.count) }
+                let isTemporary = [".partial", ".database", ".whole"].contains { base.hasSuffix($0) }
+                #expect(name.hasPrefix(".export-") && isTemporary, "unexpected \(name), \(context)")
+                continue
+            }
+            #expect(name.hasPrefix("export-") && name.hasSuffix(".lsarchive"), "unexpected \(name), \(context)")
+            let archive = try await LogStore(archiveURL: directory.appendingPathComponent(name))
+            let check = try await archive.read { db in try db.scalar("PRAGMA integrity_check")?.text }
+            #expect(check == "ok", context)
+            try await archive.close()
+        }
+    }
+
+    /// Starts the helper, waits (at most 20 s) for its first acknowledgement, kills it with
+    /// SIGKILL `killDelay` ms later and returns every line it wrote. Blocking: run on its own thread.
+    private static func runAndKill(arguments: [String], killDelay: Int) throws -> [String] {
+        let child = Process()
+        child.executableURL = helper
+        child.arguments = arguments
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        var output = [UInt8]()
+        var killAt: Date?
+        let giveUp = Date().addingTimeInterval(20)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var killed = false
+        while true {
+            let now = Date()
+            if !killed, let due = killAt, now >= due {
+                kill(child.processIdentifier, SIGKILL)
+                killed = true
+            }
+            if !killed, now >= giveUp {
+                kill(child.processIdentifier, SIGKILL)
+                killed = true
+            }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let wait = killed ? 5_000 : max(1, Int32(((killAt ?? giveUp).timeIntervalSince(now)) * 1000))
+            guard poll(&poller, 1, wait) >= 0 || errno == EINTR else { break }
+            guard poller.revents != 0 else {
+                if killed { break }  // 5 s of silence after a kill: the pipe is held elsewhere.
+                continue
+            }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { if errno == EINTR { continue } else { break } }
+            if count == 0 { break }  // The child is gone and the pipe drained.
+            output += buffer[0..<count]
+            if killAt == nil, String(decoding: output, as: UTF8.self).contains("ack ") {
+                killAt = Date().addingTimeInterval(Double(killDelay) / 1000)
+            }
+        }
+        if !killed { kill(child.processIdentifier, SIGKILL) }
+        child.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
