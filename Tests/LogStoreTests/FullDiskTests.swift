@@ -88,12 +88,15 @@ struct FullDiskTests {
 
                 // Space returns: no call is needed for what was kept to commit, nor what follows.
                 try FileManager.default.removeItem(at: filler)
+                info = try await Self.info(of: store, within: 30) { $0.pendingEventCount == 0 }
+                #expect(info.pendingEventCount == 0)
+                // Logged only now: while the kept events fill the bound, a new one may be dropped.
                 store.storeMessage(label: "disk", level: .info, message: "after")
                 info = try await Self.info(of: store, within: 30) { $0.pendingEventCount == 0 }
                 #expect(info.pendingEventCount == 0)
                 let messages = try await allMessages(store, MessageQuery(labels: ["disk"])).map(\.text)
                 #expect(messages.first == "before")
-                #expect(messages.last == "after")
+                #expect(messages.last == "after", "\(info.droppedEventCount) dropped, \(info.rejectedEventCount) set aside, \(info.writeErrorCount) failures, \(info.pendingEventCount) pending, \(messages.count) messages, \(String(describing: info.lastWriteError))")
                 // Every event logged is stored, dropped (and counted) or set aside (and counted).
                 stored = messages.count + info.taskCount
                 #expect(stored + info.droppedEventCount + info.rejectedEventCount == logged + 2)
@@ -103,6 +106,121 @@ struct FullDiskTests {
                 let info = try await store.info()
                 #expect(try await allMessages(store, MessageQuery(labels: ["disk"])).count + info.taskCount == stored)
             }
+        }
+    }
+
+    /// Closing while the volume is still full: the checkpoint that copies the WAL into the
+    /// database cannot grow the file, and close() says so instead of hiding it; nothing
+    /// committed is lost, since the next open replays the WAL.
+    @Test func closingOnAFullVolumeReportsTheCheckpointAndLosesNothing() async throws {
+        try await withTmpfs(size: "4m") { volume in
+            let filler = volume.appendingPathComponent("filler")
+            try writeFiller(filler, bytes: 1_536 * 1024)
+            let url = volume.appendingPathComponent("test.logstore", isDirectory: true)
+            let store = try await LogStore(storeURL: url, configuration: Self.configuration(reporting: Recorder(0)))
+            var info = try await store.info()
+            let deadline = ContinuousClock.now + .seconds(20)
+            while info.writeErrorCount == 0, ContinuousClock.now < deadline {
+                _ = try await Self.logBatch(store, messages: 300, tasks: 10, bodyBytes: 4 * 1024)
+                info = try await store.info()
+            }
+            #expect(info.writeErrorCount > 0)
+            // What had committed before the disk filled: the floor of what must survive.
+            let committed = try await allMessages(store, MessageQuery(labels: ["disk"])).count
+            // The close either fails at the checkpoint or on what it could not commit: reported.
+            await #expect(throws: LogStoreError.self) { try await store.close() }
+            try FileManager.default.removeItem(at: filler)
+            try await withStore(at: url, options: [.readonly]) { store throws in
+                #expect(try await allMessages(store, MessageQuery(labels: ["disk"])).count >= committed)
+            }
+            try await withStore(at: url) { _ in }
+            #expect(try integrityCheck(url) == "ok")
+        }
+    }
+
+    /// The body files' volume full while the database's is not. A body file that cannot be
+    /// written for want of space fails every other body alike, so the writer keeps the whole
+    /// batch for a retry rather than setting bodies aside (`BatchWriter.failsEverything`): the
+    /// messages beside them wait too, within the bound, and every commit failure is reported.
+    /// Once the volume has room, everything kept commits by itself.
+    @Test func aFullBlobVolumeHoldsCommitsBackUntilItHasRoom() async throws {
+        try await withTemporaryStoreURL { url in
+            let reported = Recorder(0)
+            let store = try await LogStore(storeURL: url, configuration: Self.configuration(reporting: reported))
+            let blobs = url.appendingPathComponent("blobs", isDirectory: true)
+            do {
+                if !FileManager.default.fileExists(atPath: blobs.path) {
+                    try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: false)
+                }
+                try await Tmpfs.mount(size: "256k", on: blobs)
+            } catch {
+                try? await store.close()
+                throw error
+            }
+            do {
+                let filler = blobs.appendingPathComponent("filler")
+                try writeFiller(filler, bytes: 200 * 1024)
+                // Bodies past the inline limit, incompressible: each one a file in blobs/.
+                let logged = try await Self.logBatch(store, messages: 0, tasks: 8, bodyBytes: 64 * 1024) + 1
+                store.storeMessage(label: "disk", level: .info, message: "beside the bodies")
+                var info = try await Self.info(of: store, within: 30) { $0.writeErrorCount > 0 }
+                #expect(info.writeErrorCount > 0)
+                #expect(reported.current > 0)
+                #expect(info.rejectedEventCount == 0)
+                #expect(info.pendingEventCount > 0)
+                #expect(info.pendingEventBytes <= 256 * 1024)
+
+                try FileManager.default.removeItem(at: filler)
+                info = try await Self.info(of: store, within: 30) { $0.pendingEventCount == 0 }
+                #expect(info.pendingEventCount == 0)
+                let messages = try await allMessages(store, MessageQuery(labels: ["disk"])).map(\.text)
+                #expect(messages == ["beside the bodies"])
+                // What the byte bound could not hold was dropped and counted; the rest is stored.
+                #expect(messages.count + info.taskCount + info.droppedEventCount == logged)
+                #expect(info.taskCount > 0)
+                #expect(info.blobCount == info.taskCount)
+                let blobCount = info.blobCount
+                try await store.close()
+                #expect(try integrityCheck(url) == "ok")
+                try await withStore(at: url, options: [.readonly]) { store throws in
+                    #expect(try await store.info().blobCount == blobCount)
+                }
+            } catch {
+                try? await store.close()
+                await Tmpfs.unmount(blobs)
+                throw error
+            }
+            await Tmpfs.unmount(blobs)
+        }
+    }
+
+    /// A read-only remount under an open store: Linux refuses it while the store holds its
+    /// files open for writing (EBUSY), so logging goes on untouched. Closed, the volume
+    /// remounts read-only: a writable open fails with a typed error, no crash; after
+    /// `remount,rw` the store opens, keeps everything and takes new messages.
+    @Test func aReadOnlyRemountIsRefusedWhileOpenAndAWritableOpenFailsCleanly() async throws {
+        try await withTmpfs(size: "4m") { volume in
+            let url = volume.appendingPathComponent("test.logstore", isDirectory: true)
+            try await withStore(at: url, configuration: Self.configuration(reporting: Recorder(0))) { store in
+                store.storeMessage(label: "disk", level: .info, message: "before")
+                try await store.flush()
+                await #expect(throws: ShellError.self) { try await Tmpfs.remount(volume, readOnly: true) }
+                store.storeMessage(label: "disk", level: .info, message: "during")
+                try await store.flush()
+                #expect(try await store.info().writeErrorCount == 0)
+            }
+            try await Tmpfs.remount(volume, readOnly: true)
+            do {
+                await #expect(throws: LogStoreError.self) { _ = try await LogStore(storeURL: url) }
+            }
+            try await Tmpfs.remount(volume, readOnly: false)
+            try await withStore(at: url) { store in
+                store.storeMessage(label: "disk", level: .info, message: "after")
+                try await store.flush()
+                #expect(try await allMessages(store, MessageQuery(labels: ["disk"])).map(\.text)
+                    == ["before", "during", "after"])
+            }
+            #expect(try integrityCheck(url) == "ok")
         }
     }
 }
