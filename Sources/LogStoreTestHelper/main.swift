@@ -19,6 +19,7 @@ guard arguments.count >= 4, let count = Int(arguments[3]) else {
 let mode = arguments[1]
 if mode == "writers" { await runWritersMode(arguments: arguments) }
 if mode.hasPrefix("crash-") { await runCrashMode(arguments: arguments) }
+if mode == "permissions" { await runPermissionsMode(arguments: arguments) }
 if mode == "steady" {
     guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
         FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))
