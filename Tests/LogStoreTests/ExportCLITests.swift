@@ -6,21 +6,8 @@ import Testing
 /// `logstore export`, run in-process through ``LogStoreCommand/run(_:output:error:environment:)``
 /// on the fixed export store.
 @Suite struct ExportCLITests {
-    struct Run {
-        var status: Int32
-        var output: String
-        var error: String
-    }
-
-    func logstore(_ arguments: [String], progress: Recorder<String>? = nil) async -> Run {
-        var output = ""
-        var error = ""
-        var environment = CommandEnvironment(now: ExportFixture.at(60))
-        if let progress {
-            environment.progressOutput = { text in progress.update { $0 += text } }
-        }
-        let status = await LogStoreCommand.run(arguments, output: &output, error: &error, environment: environment)
-        return Run(status: status, output: output, error: error)
+    func logstore(_ arguments: [String], progress: Recorder<String>? = nil) async -> CLIRun {
+        await CLIRun.run(arguments, now: ExportFixture.at(60), progress: progress)
     }
 
     /// The fixed store, closed (the command opens it read-only), and a directory for exports.

@@ -9,21 +9,8 @@ import Testing
 @Suite struct ProgressCLITests {
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
 
-    struct Run {
-        var status: Int32
-        var output: String
-        var error: String
-    }
-
-    func logstore(_ arguments: [String], progress: Recorder<String>? = nil) async -> Run {
-        var output = ""
-        var error = ""
-        var environment = CommandEnvironment(now: Self.now)
-        if let progress {
-            environment.progressOutput = { text in progress.update { $0 += text } }
-        }
-        let status = await LogStoreCommand.run(arguments, output: &output, error: &error, environment: environment)
-        return Run(status: status, output: output, error: error)
+    func logstore(_ arguments: [String], progress: Recorder<String>? = nil) async -> CLIRun {
+        await CLIRun.run(arguments, now: Self.now, progress: progress)
     }
 
     @Test func sweepDrawsItsPhasesOnTheProgressOutputOnly() async throws {
