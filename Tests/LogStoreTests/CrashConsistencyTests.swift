@@ -70,7 +70,7 @@ struct CrashConsistencyTests {
         let inProgress = started.map { $0.split(separator: " ").last } != ended.map { $0.split(separator: " ").last }
 
         try await checkKilledStore(at: store, lastAcknowledged: last, context)
-        if mode == "crash-export" { try await checkExports(in: exports, context) }
+        if mode == "crash-export" { try await checkExports(in: exports, of: store, context) }
         return (inProgress, last + 1)
     }
 
@@ -121,15 +121,15 @@ struct CrashConsistencyTests {
     }
 
     /// Every archive at a target name is whole (it opens, which checks it); anything else is one of the
-    /// export's hidden temporary files, which a killed process cannot remove (the library promises
-    /// a whole file or none at the target, and cleanup for a failed or cancelled export only).
-    private func checkExports(in directory: URL, _ context: Comment) async throws {
+    /// export's hidden temporary files, which a killed process cannot remove. The next export into
+    /// the directory removes them: afterwards only whole archives are left.
+    private func checkExports(in directory: URL, of store: URL, _ context: Comment) async throws {
         for name in try directoryListing(directory) {
             if name.hasPrefix(".") {
                 // SQLite's own journal files of the database copy count with it.
                 var base = Substring(name)
                 for suffix in ["-journal", "-wal", "-shm"] where base.hasSuffix(suffix) { base = base.dropLast(suffix.count) }
-                let isTemporary = [".partial", ".database", ".whole"].contains { base.hasSuffix($0) }
+                let isTemporary = [".logstore-partial", ".logstore-database", ".logstore-whole"].contains { base.hasSuffix($0) }
                 #expect(name.hasPrefix(".export-") && isTemporary, "unexpected \(name), \(context)")
                 continue
             }
@@ -139,6 +139,11 @@ struct CrashConsistencyTests {
             #expect(check == "ok", context)
             try await archive.close()
         }
+        try await withStore(at: store, options: [.readonly]) { store in
+            _ = try await store.export(to: directory.appendingPathComponent("after-the-kill.lsarchive"))
+        }
+        let left = try directoryListing(directory).filter { $0.hasPrefix(".") }
+        #expect(left.isEmpty, "left after the next export: \(left), \(context)")
     }
 
     /// Starts the helper, waits (at most 20 s) for its first acknowledgement, kills it with
