@@ -53,6 +53,7 @@ enum StoreOpener {
         let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
         if let lock {
             try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
+            Manifest.removeAbandonedWrites(in: directory, isSoleWriter: lock.isExclusive)
             lock.share()
         }
         let previousHost = try previousSessionHost(connection)

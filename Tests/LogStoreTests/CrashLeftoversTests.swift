@@ -3,12 +3,15 @@ import Glibc
 import LogStore
 import Testing
 
-/// A killed export cannot remove its temporary files (`.<name>.<token>.logstore-<kind>` beside the
-/// target); its lock goes with it, so the next export into the directory removes them. Sets still
-/// locked (a running export), files of other users or of other forms, and a set too new to have
-/// been locked yet stay. `CrashConsistencyTests` kills real exports and checks the same.
-@Suite("Export leftovers")
-struct ExportLeftoversTests {
+/// What a killed process leaves behind is removed later, and nothing else is.
+///
+/// An export's temporary files (`.<name>.<token>.logstore-<kind>` beside the target): its lock goes
+/// with the process, so the next export into the directory removes them. Sets still locked (a
+/// running export), files of other users or of other forms, and a set too new to have been locked
+/// yet stay. `CrashConsistencyTests` kills real exports and checks the same. A manifest write's
+/// temporary file (`.manifest.json.<UUID>.tmp`) goes at the next open by the store's only writer.
+@Suite("Crash leftovers")
+struct CrashLeftoversTests {
     /// A set's member beside `directory/target`, created with `bytes` of content.
     @discardableResult
     static func plant(_ directory: URL, _ target: String, token: String, kind: String, age: TimeInterval = 0) throws -> String {
@@ -58,6 +61,28 @@ struct ExportLeftoversTests {
             var expected = Set(running + [fresh] + others + ["new.export"])
             if geteuid() == 0 { expected.insert(foreign) }
             #expect(Set(try directoryListing(exports)) == expected)
+        }
+    }
+
+    @Test func theNextSoleWriterRemovesAManifestWriteAKilledProcessLeft() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url) { _ in }
+            let abandoned = ".manifest.json.\(UUID().uuidString).tmp"
+            let others = [".manifest.json.notes.tmp", ".manifest.json.\(UUID().uuidString).bak"]
+            for name in [abandoned] + others {
+                try Data("{}".utf8).write(to: url.appendingPathComponent(name))
+            }
+            let before = Set(try directoryListing(url))
+            // A reader never changes the directory.
+            try await withStore(at: url, options: [.readonly]) { _ in }
+            #expect(Set(try directoryListing(url)) == before)
+            try await withStore(at: url) { store in
+                let listing = try directoryListing(url)
+                #expect(!listing.contains(abandoned))
+                #expect(Set(others).isSubset(of: listing))
+                // The manifest itself is whole: the store still knows its identity.
+                #expect(try await store.info().storeVersion == .store)
+            }
         }
     }
 }
