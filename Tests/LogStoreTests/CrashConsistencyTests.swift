@@ -5,7 +5,8 @@ import Testing
 
 /// A process killed with SIGKILL at a random moment — while logging messages and bodies, during
 /// a sweep, during an export — leaves a consistent store that keeps every message a completed
-/// `flush()` acknowledged. The child is `LogStoreTestHelper crash-…` (CrashMode.swift).
+/// `flush()` acknowledged, or, in a `.synchronous` store, every message whose logging call
+/// returned. The child is `LogStoreTestHelper crash-…` (CrashMode.swift).
 /// `LOGSTORE_CRASH_TRIALS` sets the trials of the logging variant (20 by default; the others run
 /// a quarter of them), `LOGSTORE_CRASH_SEED` repeats a run's kill delays.
 @Suite("Crash consistency")
@@ -22,6 +23,12 @@ struct CrashConsistencyTests {
 
     @Test func killedWhileLoggingKeepsEveryAcknowledgedMessage() async throws {
         try await runTrials(mode: "crash-log", count: Self.trials)
+    }
+
+    /// A `.synchronous` store acknowledges each logging call by returning: every message whose
+    /// call returned before the kill is there, with no `flush()` involved.
+    @Test func killedWhileLoggingSynchronouslyKeepsEveryReturnedMessage() async throws {
+        try await runTrials(mode: "crash-sync", count: max(1, Self.trials / 4))
     }
 
     @Test func killedDuringASweepKeepsEveryAcknowledgedMessage() async throws {
