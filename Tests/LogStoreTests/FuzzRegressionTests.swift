@@ -60,3 +60,27 @@ struct FuzzRegressionTests {
         }
     }
 }
+
+/// Found by fuzzing (Fixtures/fuzz/decoders/): Foundation truncated fractional seconds in binary
+/// floating point, so a date before 1970 read back from a manifest printed a millisecond earlier
+/// every time the manifest was rewritten.
+@Suite("Store JSON dates")
+struct StoreJSONDateTests {
+    @Test("dates keep their milliseconds over repeated round trips", arguments: [
+        "1013-11-30T09:40:30.121Z", "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.001Z", "2026-03-01T12:30:00.250Z",
+    ])
+    func stableRoundTrip(_ text: String) throws {
+        var current = text
+        for _ in 0..<3 {
+            let date = try #require(ISO8601.date(from: current))
+            current = ISO8601.string(from: date)
+        }
+        #expect(current == text)
+    }
+
+    @Test func subMillisecondsRoundToTheNearest() {
+        #expect(ISO8601.string(from: Date(timeIntervalSince1970: 0.9996)) == "1970-01-01T00:00:01.000Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSince1970: -0.0004)) == "1970-01-01T00:00:00.000Z")
+        #expect(ISO8601.string(from: Date(timeIntervalSince1970: -0.0006)) == "1969-12-31T23:59:59.999Z")
+    }
+}
