@@ -58,6 +58,9 @@ enum StoreOpener {
                 defer { reader.close() }
                 // Reads the schema's pages too: a damaged schema fails here, not at the first query.
                 _ = try reader.integer("SELECT count(*) FROM sqlite_schema")
+                try checkIdentity(
+                    directory: directory, manifest: manifest,
+                    finding: translate(directory) { try StoreIdentity.check(reader, storeID: manifest.storeId) })
             } catch {
                 // A refused store is left as it was found: without the files the attempt made.
                 if createsWALFiles { removeWALFilesIfUnused(directory: directory) }
@@ -71,34 +74,21 @@ enum StoreOpener {
         }
 
         let connection = try openWriter(directory: directory, options: options)
-        if !options.contains(.unsafe) && !options.contains(.inMemory) {
-            // After a checkpoint the WAL is cut back to this size, or it would keep the size of
-            // the largest transaction ever written: a sixteenth of the size limit, 256 KiB–64 MiB.
-            let walLimit = min(max(configuration.sizeLimit / 16, 256 << 10), 64 << 20)
-            try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
-            // Checkpoint once the WAL holds half that (SQLite's default, 1,000 pages, is 4 MB:
-            // 6 % of a 64 MB limit, before the transaction that crosses it).
-            let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
-            try connection.execute("PRAGMA wal_autocheckpoint = \(min(1_000, max(64, walLimit / 2 / pageSize)))")
+        let prepared: (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore)
+        do {
+            prepared = try prepareWriter(
+                connection, directory: directory, options: options, configuration: configuration,
+                manifest: manifest, session: session)
+        } catch {
+            // Refused, the store stays as it was found: its WAL is not copied into the database.
+            connection.closeWithoutCheckpoint()
+            throw error
         }
-        let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
-        if let lock {
-            try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
-            Manifest.removeAbandonedWrites(in: directory, isSoleWriter: lock.isExclusive)
-            lock.share()
-        }
-        let previousHost = try previousSessionHost(connection)
-        var current = session
-        current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
-        let sessionRecord = configuration.recordsSessionOnOpen
-            ? try insertSession(current, into: connection) : try unrecordedSession(current)
-
+        let current = prepared.session
+        let lock = prepared.lock
         let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)
-        let blobs = try BlobStore(
-            connection: connection, directory: options.contains(.inMemory) ? nil : directory,
-            settings: BlobStore.Settings(configuration: configuration, options: options))
         let batchWriter = BatchWriter(
-            connection: connection, session: sessionRecord, blobs: blobs,
+            connection: connection, session: prepared.record, blobs: prepared.blobs,
             bodySizeLimit: configuration.bodySizeLimit,
             transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit))
         let openBackgroundReader: (@Sendable () throws -> Connection)? =
@@ -112,6 +102,53 @@ enum StoreOpener {
             directory: directory, options: options, configuration: configuration,
             buffer: buffer, writer: writer, readers: readers, manifest: manifest, lock: lock)
         return Opened(core: core, session: current)
+    }
+
+    /// The writer's part of the open that can still fail: settings, the identity check, the
+    /// cleanup after a crash, this process's session and the blob store.
+    private static func prepareWriter(
+        _ connection: Connection, directory: URL, options: LogStore.Options,
+        configuration: LogStore.Configuration, manifest: Manifest, session: LogStore.Session
+    ) throws -> (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore) {
+        if !options.contains(.unsafe) && !options.contains(.inMemory) {
+            // After a checkpoint the WAL is cut back to this size, or it would keep the size of
+            // the largest transaction ever written: a sixteenth of the size limit, 256 KiB–64 MiB.
+            let walLimit = min(max(configuration.sizeLimit / 16, 256 << 10), 64 << 20)
+            try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
+            // Checkpoint once the WAL holds half that (SQLite's default, 1,000 pages, is 4 MB:
+            // 6 % of a 64 MB limit, before the transaction that crosses it).
+            let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+            try connection.execute("PRAGMA wal_autocheckpoint = \(min(1_000, max(64, walLimit / 2 / pageSize)))")
+        }
+        try checkIdentity(
+            directory: directory, manifest: manifest,
+            finding: translate(directory) { try StoreIdentity.claim(connection, storeID: manifest.storeId) })
+        let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
+        if let lock {
+            try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
+            Manifest.removeAbandonedWrites(in: directory, isSoleWriter: lock.isExclusive)
+            lock.share()
+        }
+        let previousHost = try previousSessionHost(connection)
+        var current = session
+        current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
+        let sessionRecord = configuration.recordsSessionOnOpen
+            ? try insertSession(current, into: connection) : try unrecordedSession(current)
+        let blobs = try BlobStore(
+            connection: connection, directory: options.contains(.inMemory) ? nil : directory,
+            settings: BlobStore.Settings(configuration: configuration, options: options))
+        return (lock, current, sessionRecord, blobs)
+    }
+
+    /// The database must be this store's: another store's WAL (or database file) beside the
+    /// manifest is refused before anything is read as this store's or cleaned up.
+    private static func checkIdentity(directory: URL, manifest: Manifest, finding: StoreIdentity.Finding) throws {
+        guard case .belongsTo(let other) = finding else { return }
+        throw LogStoreError.storeInvalid(
+            directory,
+            reason: "logs.sqlite (with its -wal file) holds the rows of another store (\(other)), not of this "
+                + "manifest's (\(manifest.storeId.uuidString)): a file was copied in from elsewhere. Nothing was "
+                + "changed; move the -wal file away to open the store as it was at its last checkpoint")
     }
 
     /// Deletes body files a crash left without rows, and stale temporary files. When another
@@ -226,6 +263,8 @@ enum StoreOpener {
             try Files.createOwnerOnlyFile(url)
             connection = try translate(directory) { try Connection(path: url.path, mode: .readWrite(create: false)) }
         }
+        var isReady = false
+        defer { if !isReady { connection.closeWithoutCheckpoint() } }
         try translate(directory) {
             try connection.setBusyTimeout()
             try checkVersion(connection)
@@ -241,12 +280,27 @@ enum StoreOpener {
             // cache, or SQLite spills and rereads pages mid-transaction; the default 2 MB does not.
             try connection.execute("PRAGMA cache_size = -8192")
         }
+        try checkBeforeMigrating(connection, directory: directory)
         do {
             try Migrations.migrate(connection)
         } catch let newer as Migrations.NewerSchema {
             throw LogStoreError.unsupportedVersion(found: .schema(newer.found), supported: .schema(newer.supported))
         }
+        isReady = true
         return connection
+    }
+
+    /// A store of an older schema is checked (`PRAGMA quick_check`, every page once) before it is
+    /// migrated: a migration copies and rewrites tables, and over a damaged page it could lose
+    /// rows without a word, or commit half a store before the damage stops the open. Refused
+    /// here, nothing has been written. Once per store and library upgrade.
+    private static func checkBeforeMigrating(_ connection: Connection, directory: URL) throws {
+        let version = try translate(directory) { try Migrations.currentVersion(connection) }
+        guard version > 0, version < Migrations.latestVersion else { return }
+        let result = try translate(directory) { try connection.text("PRAGMA quick_check(1)") }
+        guard let result, result != "ok" else { return }
+        throw LogStoreError.storeInvalid(
+            directory, reason: "logs.sqlite is damaged (\(result)); it was left as it was, not migrated to schema \(Migrations.latestVersion)")
     }
 
     /// Journal settings, each resting on SQLite's documentation (sqlite.org/pragma.html, /wal.html).
