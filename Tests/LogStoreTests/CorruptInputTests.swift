@@ -121,6 +121,11 @@ struct CorruptInputTests {
         Case(name: "WAL copied from another store, checkpointed before", damage: { try await plantForeignWAL(in: $0, established: true) },
              readWrite: .fails(.storeInvalid, "logs.sqlite", changes: shm),
              readOnly: .fails(.storeInvalid, "logs.sqlite", changes: shm)),
+        // The hardest: a twin of this store (the same pages, another identity), whose WAL holds
+        // only what it logged since its last checkpoint. Only store_identity can tell.
+        Case(name: "WAL copied from a twin store", damage: { try await plantTwinWAL(in: $0) },
+             readWrite: .fails(.storeInvalid, "holds the rows of another store", changes: shm),
+             readOnly: .fails(.storeInvalid, "holds the rows of another store", changes: shm)),
         Case(name: "garbage shared-memory file", damage: { url in
                  try Data(repeating: 0xA5, count: 32_768).write(to: url.appendingPathComponent("logs.sqlite-shm"))
              },
@@ -328,6 +333,30 @@ struct CorruptInputTests {
                 at: other.appendingPathComponent("logs.sqlite-wal"), to: url.appendingPathComponent("logs.sqlite-wal"))
         }
         try FileManager.default.removeItem(at: other)
+    }
+
+    /// Makes this store current (migrated, checkpointed), copies it into a twin with another
+    /// identity (its manifest and its `store_identity` row), logs into the twin and copies the
+    /// twin's WAL (while it is open) beside this store's database.
+    static func plantTwinWAL(in url: URL) async throws {
+        try await withStore(at: url) { _ in }
+        let twin = url.deletingLastPathComponent().appendingPathComponent("twin.logstore")
+        try FileManager.default.copyItem(at: url, to: twin)
+        let manifestURL = twin.appendingPathComponent("manifest.json")
+        let manifest = try String(contentsOf: manifestURL, encoding: .utf8)
+        let original = try await withStore(at: url, options: [.readonly]) { try await $0.info().storeID }
+        let other = UUID().uuidString
+        try manifest.replacingOccurrences(of: original.uuidString, with: other).write(to: manifestURL, atomically: true, encoding: .utf8)
+        _ = try await onOwnThread {
+            try SQLiteShell.run(database(twin), "UPDATE store_identity SET store_id = '\(other)'")
+        }
+        try await withStore(at: twin) { store in
+            for i in 0..<50 { store.storeMessage(label: "twin", level: .info, message: "twin \(i)") }
+            try await store.flush()
+            try FileManager.default.copyItem(
+                at: twin.appendingPathComponent("logs.sqlite-wal"), to: url.appendingPathComponent("logs.sqlite-wal"))
+        }
+        try FileManager.default.removeItem(at: twin)
     }
 
     static func changeOwner(of url: URL, to owner: uid_t) throws {

@@ -147,8 +147,8 @@ enum StoreOpener {
         throw LogStoreError.storeInvalid(
             directory,
             reason: "logs.sqlite (with its -wal file) holds the rows of another store (\(other)), not of this "
-                + "manifest's (\(manifest.storeId.uuidString)): a file was copied in from elsewhere. Nothing was "
-                + "changed; move the -wal file away to open the store as it was at its last checkpoint")
+                + "manifest's (\(manifest.storeId.uuidString)): a file was copied in from elsewhere, most likely "
+                + "logs.sqlite-wal. Nothing was changed; put the store's own files back, or move the directory aside")
     }
 
     /// Deletes body files a crash left without rows, and stale temporary files. When another
@@ -172,6 +172,7 @@ enum StoreOpener {
         guard Files.isDirectory(directory) else {
             throw LogStoreError.storeInvalid(directory, reason: "it is a file, not a store directory")
         }
+        if !options.contains(.readonly) { try checkOwner(directory) }
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
         if !Files.exists(manifestURL) {
             // An empty directory (made by the caller) may become a store; anything else is not ours.
@@ -199,10 +200,7 @@ enum StoreOpener {
             // Read-only cannot give it the schema: there is no store to read yet.
             throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is empty")
         }
-        if !options.contains(.readonly) {
-            try checkOwner(directory)
-            if Files.exists(database) { try checkOwner(database) }
-        }
+        if !options.contains(.readonly), Files.exists(database) { try checkOwner(database) }
         return manifest
     }
 
@@ -220,16 +218,18 @@ enum StoreOpener {
         }
     }
 
-    /// A store's files are its owner's alone (mode 0600): a writer running as anyone else (root)
-    /// would leave files (the WAL, bodies) the owner's app could not open again. Reading is fine.
+    /// A store's files are its owner's alone (mode 0600). Root writing another user's store
+    /// would leave files (the WAL, bodies) its owner's app could not open again, so root may
+    /// only read it. (Any other user is stopped by the modes themselves; a directory shared on
+    /// purpose, group-writable, stays usable by its group.)
     private static func checkOwner(_ url: URL) throws {
-        var info = stat()
-        guard lstat(url.path, &info) == 0 else { return }
         let user = geteuid()
-        guard info.st_uid != user else { return }
+        guard user == 0 else { return }
+        var info = stat()
+        guard stat(url.path, &info) == 0, info.st_uid != user else { return }
         throw LogStoreError.fileSystem(
             url,
-            operation: "open for writing (owned by uid \(info.st_uid)\(userName(info.st_uid)), not by this process's uid \(user); open it read-only or as its owner)",
+            operation: "open for writing as root (it is owned by uid \(info.st_uid)\(userName(info.st_uid)), and files root made would lock its owner out); open it read-only or as its owner",
             errno: EPERM)
     }
 
@@ -247,9 +247,7 @@ enum StoreOpener {
     }
 
     private static func createManifest(in directory: URL) throws -> Manifest {
-        let manifest = Manifest.new()
-        try manifest.write(in: directory)
-        return manifest
+        try Manifest.new().create(in: directory)
     }
 
     // MARK: The database
@@ -300,7 +298,9 @@ enum StoreOpener {
         let result = try translate(directory) { try connection.text("PRAGMA quick_check(1)") }
         guard let result, result != "ok" else { return }
         throw LogStoreError.storeInvalid(
-            directory, reason: "logs.sqlite is damaged (\(result)); it was left as it was, not migrated to schema \(Migrations.latestVersion)")
+            directory,
+            reason: "logs.sqlite is damaged (\(result)); it was left as it was, not migrated to schema "
+                + "\(Migrations.latestVersion). Open it read-only to read what it holds, and move it aside to start a new store")
     }
 
     /// Journal settings, each resting on SQLite's documentation (sqlite.org/pragma.html, /wal.html).
@@ -406,7 +406,11 @@ enum StoreOpener {
 
     private static func insertSession(_ session: LogStore.Session, into connection: Connection) throws -> SessionRecord {
         var record = try unrecordedSession(session)
-        try record.insert(into: connection)
+        try connection.transaction(.immediate) {
+            // Counted like every writer transaction: a WAL holding only this still names its store.
+            try connection.execute(StoreIdentity.countCommitSQL)
+            try record.insert(into: connection)
+        }
         return record
     }
 
