@@ -34,10 +34,15 @@ for target in "${TARGETS[@]}"; do
 done
 
 echo "== building the library with -sanitize=fuzzer,address"
-$NICE swift build --build-path "$BUILD" --target LogStoreCLI \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 | grep -E "error|warning:|Compiling|Build complete" | grep -v "^\[" || true
+# A failed build stops here: the objects of an older build must not be fuzzed in its place.
+if ! $NICE swift build --build-path "$BUILD" --target LogStoreCLI \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing >"$WORK/logs/build.log" 2>&1; then
+    grep -E "error" "$WORK/logs/build.log" >&2 || tail -20 "$WORK/logs/build.log" >&2
+    echo "library build failed (log: $WORK/logs/build.log)" >&2
+    exit 2
+fi
+grep -E "warning:|Build complete" "$WORK/logs/build.log" || true
 BIN="$($NICE swift build --build-path "$BUILD" --show-bin-path)"
-[ -f "$BIN/Modules/LogStore.swiftmodule" ] || { echo "library build failed" >&2; exit 2; }
 
 # A module's objects, as its build lists them: a *.o glob would also take the objects of sources
 # since moved or deleted (the fuzz entries once lived in the library), which swift build leaves.
