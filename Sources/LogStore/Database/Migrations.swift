@@ -10,6 +10,7 @@ enum Migrations {
         Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
         Step(sql: "", apply: Schema.version4), Step(sql: Schema.version5),
         Step(sql: Schema.version6), Step(sql: Schema.version7), Step(sql: Schema.version8),
+        Step(sql: Schema.version9),
     ]
 
     /// One migration.
@@ -41,6 +42,9 @@ enum Migrations {
 
     /// The first schema version whose database records its store's id (`store_identity`).
     static let firstVersionWithIdentity = 8
+
+    /// The first schema version with the change history (`history`, `history_authors`).
+    static let firstVersionWithHistory = 9
 
     /// The oldest schema an archive may hold: archives came with schema 6. An archive of an
     /// older library (schema 6 up to ``latestVersion``) opens with its private copy migrated.

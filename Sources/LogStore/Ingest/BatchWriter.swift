@@ -41,6 +41,8 @@ final class BatchWriter {
     var reportedDropCount: UInt64 = 0
     /// How many messages the next step of the full-text index covers (``SearchIndex/step(_:)``).
     var searchRowsPerStep = 4_096
+    /// Collects each transaction's changes for `history` (nil: history is off, and costs nothing).
+    var history: HistoryRecorder?
 
     static let insertMessageSQL = """
         INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
@@ -160,7 +162,9 @@ final class BatchWriter {
             statement.bind(Int64(message.threadID), at: 10)
         }
         try statement.run()
-        batchRange.add(id: connection.lastInsertRowID, createdAt: message.createdAt.timeIntervalSince1970)
+        let rowID = connection.lastInsertRowID
+        batchRange.add(id: rowID, createdAt: message.createdAt.timeIntervalSince1970)
+        history?.record(.message, .insert, id: rowID)
         if taskRowID == nil { count(labelID: labelID, level: message.level) }
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
@@ -282,13 +286,16 @@ final class BatchWriter {
             let value = try connection.transaction(.immediate) {
                 // Every WAL this writes then holds the store's identity (Schema.version8).
                 try connection.cachedStatement(StoreIdentity.countCommitSQL).run()
-                return try body()
+                let value = try body()
+                try history?.flush(connection)
+                return value
             }
             // A body file that could not be deleted stays an orphan for the sweep to remove;
             // the commit stands either way, and the failure is counted and reported.
             reportFileDeletionFailures(blobs.didCommit())
             return value
         } catch {
+            history?.discard()
             reportFileDeletionFailures(blobs.didRollBack())
             resetCaches()
             throw error

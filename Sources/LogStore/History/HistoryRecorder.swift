@@ -1,0 +1,66 @@
+import Foundation
+
+/// Collects what one write transaction does to each entity, and writes it to `history` before
+/// the transaction commits: one row per entity and operation, in the order they first happened.
+/// Confined to the writer thread, like the ``BatchWriter`` that owns it.
+final class HistoryRecorder {
+    /// The author the rows are written under (`history_authors.id`).
+    let authorID: Int64
+    private var order: [Key] = []
+    private var changes: [Key: IDRanges] = [:]
+
+    struct Key: Hashable {
+        let entity: HistoryEntity
+        let operation: HistoryOperation
+    }
+
+    init(authorID: Int64) {
+        self.authorID = authorID
+    }
+
+    /// Notes that the transaction did `operation` to the row `id` of `entity`.
+    func record(_ entity: HistoryEntity, _ operation: HistoryOperation, id: Int64) {
+        let key = Key(entity: entity, operation: operation)
+        if changes[key] == nil { order.append(key) }
+        changes[key, default: IDRanges()].insert(id)
+    }
+
+    /// Notes a run of ids at once (a range the sweep deleted whole).
+    func record(_ entity: HistoryEntity, _ operation: HistoryOperation, ids: ClosedRange<Int64>) {
+        let key = Key(entity: entity, operation: operation)
+        if changes[key] == nil { order.append(key) }
+        changes[key, default: IDRanges()].insert(ids)
+    }
+
+    /// Writes the transaction's rows; call inside the transaction, just before its commit.
+    func flush(_ connection: Connection, at date: Date = Date()) throws {
+        guard !order.isEmpty else { return }
+        defer { discard() }
+        // The next seq AUTOINCREMENT would give, taken inside the write transaction: the rows
+        // get consecutive numbers, the first of which names the transaction.
+        let last = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
+        let insert = try connection.cachedStatement("""
+            INSERT INTO history (seq, txn, author_id, at, entity, operation, ids, row_count)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let transaction = last + 1
+        for (offset, key) in order.enumerated() {
+            guard let ids = changes[key], !ids.isEmpty else { continue }
+            insert.bind(transaction + Int64(offset), at: 1)
+            insert.bind(transaction, at: 2)
+            insert.bind(authorID, at: 3)
+            insert.bind(date.timeIntervalSince1970, at: 4)
+            insert.bind(Int64(key.entity.rawValue), at: 5)
+            insert.bind(Int64(key.operation.rawValue), at: 6)
+            ids.encoded.withUnsafeBytes { insert.bind($0, at: 7) }
+            insert.bind(Int64(ids.count), at: 8)
+            try insert.run()
+        }
+    }
+
+    /// Forgets what was collected (after a flush, or for a rolled-back transaction).
+    func discard() {
+        order.removeAll(keepingCapacity: true)
+        changes.removeAll(keepingCapacity: true)
+    }
+}
