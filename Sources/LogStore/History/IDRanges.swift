@@ -57,7 +57,7 @@ public struct IDRanges: Sendable, Hashable, Sequence {
                 if !placed { kept.append(merged); placed = true }
                 kept.append(existing)
             } else {
-                merged = min(existing.lowerBound, merged.lowerBound) ... max(existing.upperBound, merged.upperBound)
+                merged = Swift.min(existing.lowerBound, merged.lowerBound) ... Swift.max(existing.upperBound, merged.upperBound)
             }
         }
         if !placed { kept.append(merged) }

@@ -18,9 +18,11 @@ extension BatchWriter {
                 Self.text(url?.path), head.map { .integer($0) } ?? .null, Self.text(created.taskDescription),
                 .integer(created.direction.storedValue),
             ])
-        if connection.changes == 0, let head {
+        if connection.changes == 0 {
             // A second creation of the same task: its head link was not used.
-            try releaseHead(head)
+            if let head { try releaseHead(head) }
+        } else {
+            history?.record(.task, .insert, id: connection.lastInsertRowID)
         }
     }
 
@@ -83,6 +85,7 @@ extension BatchWriter {
             """).bindAndRun(values + [.text(completed.taskID.uuidString)])
         if connection.changes == 1 {
             taskRowID = connection.lastInsertRowID
+            history?.record(.task, .insert, id: taskRowID)
         } else {
             guard let existing = try existingTask(completed.taskID),
                 existing.state == NetworkTaskState.pending.rawValue
@@ -105,6 +108,7 @@ extension BatchWriter {
                 WHERE id = ?
                 """).bindAndRun(values)
             taskRowID = existing.rowID
+            history?.record(.task, .update, id: taskRowID)
         }
         try insertTechnicalMessage(for: completed, taskRowID: taskRowID)
         for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {

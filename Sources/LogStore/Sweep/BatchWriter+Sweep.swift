@@ -41,10 +41,18 @@ extension BatchWriter {
             let bodies = [2, 3].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
             links.reset()
             if withTheirMessages {
-                try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
+                if let history {
+                    let deleted = try connection.cachedStatement("DELETE FROM messages WHERE task_id = ? RETURNING id")
+                    deleted.bind(rowID, at: 1)
+                    defer { deleted.reset() }
+                    while try deleted.step() { history.record(.message, .delete, id: deleted.int64(at: 0)) }
+                } else {
+                    try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
+                }
             }
             delete.bind(rowID, at: 1)
             try delete.run()
+            history?.record(.task, .delete, id: rowID)
             for head in heads { try releaseHead(head) }
             for body in bodies where try blobs.unlink(rowID: body) == 0 { removed.blobs += 1 }
             removed.tasks += 1
@@ -102,8 +110,21 @@ extension BatchWriter {
                 ])
             }
             try connection.execute("DELETE FROM message_counts WHERE count <= 0")
-            try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
-            removed.rows += Int(connection.changes)
+            if let history {
+                // Which rows went, exactly (the condition may skip some of the range): one step
+                // per row, paid only with history on.
+                let deleted = try connection.prepare("DELETE FROM messages WHERE \(condition) RETURNING id")
+                try deleted.bind(arguments)
+                var count = 0
+                while try deleted.step() {
+                    history.record(.message, .delete, id: deleted.int64(at: 0))
+                    count += 1
+                }
+                removed.rows += count
+            } else {
+                try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
+                removed.rows += Int(connection.changes)
+            }
             try deleteEmptyBlocks(from: firstID, through: end)
             return (removed, chunkEnd.flatMap { $0 < lastID ? $0 + 1 : nil })
         }
@@ -226,6 +247,7 @@ extension BatchWriter {
                 try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
             }
             try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
+            if connection.changes > 0 { history?.record(.session, .delete, id: session) }
         }
     }
 
