@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the tests with a sanitizer and runs the whole suite under it, then prints the wall time
+# and the suite's summary line. The sanitized build has a scratch directory of its own
+# (.build/tsan, .build/asan), so it neither rebuilds nor disturbs the usual .build.
+#
+#   Scripts/sanitize.sh thread     ThreadSanitizer, with Scripts/tsan-suppressions.txt
+#   Scripts/sanitize.sh address    AddressSanitizer (and LeakSanitizer)
+#
+# The children the tests start (LogStoreTestHelper, the logstore binary) come from the same
+# sanitized build and inherit the options below. LOGSTORE_SANITIZER tells the few tests that
+# might not suit a sanitizer a way to skip, saying why (none does so far).
+# It runs at nice 5: the machine is shared. Extra arguments go to `swift test` (e.g. --filter).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitizer="${1:-}"
+case "$sanitizer" in
+    thread) scratch=.build/tsan ;;
+    address) scratch=.build/asan ;;
+    *)
+        echo "usage: Scripts/sanitize.sh thread|address [swift test arguments]" >&2
+        exit 2
+        ;;
+esac
+shift
+
+export LOGSTORE_SANITIZER="$sanitizer"
+# TSan goes on after a report, so one run lists them all; a process that printed one exits 66,
+# which fails the run. ASan stops at its first report (it cannot recover) with a non-zero exit.
+export TSAN_OPTIONS="suppressions=$PWD/Scripts/tsan-suppressions.txt:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+
+start=$(date +%s)
+log="$scratch/sanitize-test.log"
+mkdir -p "$scratch"
+nice -n 5 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 \
+    | grep -E "error|warning:|Build complete" | tail -30
+built=$(date +%s)
+
+status=0
+nice -n 5 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "$@" >"$log" 2>&1 || status=$?
+end=$(date +%s)
+
+# Every sanitizer report, and the failures, from the full log (kept in $log).
+grep -E "WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY: (Thread|Address|Leak)Sanitizer|✘ Test .* failed|recorded an issue" "$log" \
+    | sort | uniq -c | sort -rn | head -40 || true
+grep -E "^(✔|✘|􁁛|􀢄)? ?Test run with" "$log" | tail -1 || tail -5 "$log"
+printf 'sanitize=%s: build %d s, tests %d s, wall %d min %d s, exit %d (log: %s)\n' \
+    "$sanitizer" $((built - start)) $((end - built)) $(((end - start) / 60)) $(((end - start) % 60)) "$status" "$log"
+exit "$status"
