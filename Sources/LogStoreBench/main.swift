@@ -11,9 +11,13 @@ if let code = CBaselineProcess.runChildIfAsked(arguments) {
 if let code = await TailBenchmark.runWriterIfAsked(arguments) {
     exit(code)
 }
+if let code = await SteadySoak.runIfAsked(arguments) {
+    exit(code)
+}
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--only GROUP,...] [--json FILE]
+               logstore-bench --steady-soak MINUTES   (Scripts/soak.sh: paced logging, RSS and size)
           --quick      200k messages instead of 1M; 64 MiB for SHA-1 and 8 MiB for zlib
                        instead of 256 MiB and 32 MiB; a 20 s sweep soak instead of 60 s, 10 s of failing
                        commits instead of 60 s

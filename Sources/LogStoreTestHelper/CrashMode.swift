@@ -3,9 +3,11 @@
 //     LogStoreTestHelper crash-log <store> <count> <flush-every>
 //     LogStoreTestHelper crash-sweep <store> <count> <flush-every>    + sweeps of old data in a loop
 //     LogStoreTestHelper crash-export <store> <count> <flush-every> <directory>  + exports in a loop
+//     LogStoreTestHelper crash-sync <store> <count> <flush-every>     a `.synchronous` store, no flush()
 //
 // It writes to stdout, one line each: `ack <i>` once a flush() that followed message `crash <i>`
-// returned (every message up to it is committed), and `sweep <k>` / `export <k>` / `exported <k>`
+// returned (every message up to it is committed) — in `crash-sync`, once the logging call of
+// message `crash <i>` itself returned, which `.synchronous` promises only after its commit — and `sweep <k>` / `export <k>` / `exported <k>`
 // as its background work starts and ends, so the test knows what the kill interrupted.
 import Foundation
 import Glibc
@@ -17,14 +19,15 @@ func runCrashMode(arguments: [String]) async -> Never {
           arguments[1] != "crash-export" || arguments.count == 6
     else {
         FileHandle.standardError.write(Data(
-            "usage: LogStoreTestHelper crash-log|crash-sweep <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
+            "usage: LogStoreTestHelper crash-log|crash-sweep|crash-sync <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
         exit(64)
     }
     // The test suite shares two cores: this load runs behind the tests themselves (as chromium does).
     setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
     let mode = arguments[1]
     do {
-        let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[2]), options: [.create])
+        let options: LogStore.Options = mode == "crash-sync" ? [.create, .synchronous] : [.create]
+        let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[2]), options: options)
         switch mode {
         case "crash-sweep":
             Task.detached { await sweepForever(store) }
@@ -34,7 +37,11 @@ func runCrashMode(arguments: [String]) async -> Never {
         default:
             break
         }
-        try await logUntilKilled(store, count: count, flushEvery: flushEvery, withOldData: mode == "crash-sweep")
+        if mode == "crash-sync" {
+            await logSynchronouslyUntilKilled(store, count: count)
+        } else {
+            try await logUntilKilled(store, count: count, flushEvery: flushEvery, withOldData: mode == "crash-sweep")
+        }
         try await store.close()
         exit(0)
     } catch {
@@ -53,13 +60,7 @@ private func logUntilKilled(_ store: LogStore, count: Int, flushEvery: Int, with
     for index in 0..<count {
         store.storeMessage(label: "crash", level: .info, message: "crash \(index)")
         if index % 3 == 0 {
-            // Random bytes in base64 barely compress: 6 KB stays inline, 24 KB becomes a file.
-            let body = jsonBody(byteCount: index % 2 == 0 ? 24_000 : 6_000, using: &random)
-            store.storeRequest(
-                NetworkRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: body),
-                response: NetworkResponse(url: url, statusCode: 200, headers: ["Content-Type": "application/json"]),
-                error: nil, data: jsonBody(byteCount: 3_000, using: &random),
-                createdAt: withOldData && index % 2 == 0 ? old : nil)
+            storeTask(store, index: index, url: url, createdAt: withOldData && index % 2 == 0 ? old : nil, using: &random)
         }
         if withOldData, index % 2 == 1 {
             store.storeMessage(createdAt: old, label: "old", level: .debug, message: "old \(index)")
@@ -68,6 +69,38 @@ private func logUntilKilled(_ store: LogStore, count: Int, flushEvery: Int, with
             try await store.flush()
             say("ack \(index)")
         }
+    }
+}
+
+/// A task with bodies: random bytes in base64 barely compress, so the 6 KB request body stays
+/// inline and the 24 KB one becomes a file.
+private func storeTask(
+    _ store: LogStore, index: Int, url: URL?, createdAt: Date?, using random: inout SystemRandomNumberGenerator
+) {
+    let body = jsonBody(byteCount: index % 2 == 0 ? 24_000 : 6_000, using: &random)
+    store.storeRequest(
+        NetworkRequest(url: url, method: "POST", headers: ["Content-Type": "application/json"], body: body),
+        response: NetworkResponse(url: url, statusCode: 200, headers: ["Content-Type": "application/json"]),
+        error: nil, data: jsonBody(byteCount: 3_000, using: &random), createdAt: createdAt)
+}
+
+/// `crash-sync`: the same messages and tasks into a `.synchronous` store, each message
+/// acknowledged as soon as its call returns. The calls block their thread until the commit, so
+/// they run on a thread of their own, never on Swift's cooperative pool.
+private func logSynchronouslyUntilKilled(_ store: LogStore, count: Int) async {
+    await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            var random = SystemRandomNumberGenerator()
+            let url = URL(string: "https://api.example.com/items")
+            for index in 0..<count {
+                store.storeMessage(label: "crash", level: .info, message: "crash \(index)")
+                say("ack \(index)")
+                if index % 3 == 0 { storeTask(store, index: index, url: url, createdAt: nil, using: &random) }
+            }
+            finished.resume()
+        }
+        thread.name = "crash-sync-logger"
+        thread.start()
     }
 }
 

@@ -64,4 +64,24 @@ struct CountConsistencyTests {
             #expect(try await Self.answers(store, debug) == Array(repeating: expectedDebug, count: 4))
         }
     }
+
+    /// `info()` read while the writer commits: once it says nothing is pending, its counts
+    /// include everything logged before the call. (It once read the rows before the pending
+    /// count, so a commit landing between the two showed "0 pending" beside rows that did not
+    /// hold the batch yet.) Each round logs one message and polls until nothing is pending.
+    @Test func infoWithNothingPendingCountsEverythingLogged() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.saveInterval = .milliseconds(1)
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            let deadline = ContinuousClock.now + .seconds(60)  // a bound, not a wait
+            for round in 1...300 {
+                store.storeMessage(label: "app", level: .info, message: "round \(round)")
+                var info = try await store.info()
+                while info.pendingEventCount > 0, ContinuousClock.now < deadline {
+                    info = try await store.info()
+                }
+                try #require(info.messageCount == round, "round \(round): \(info.pendingEventCount) pending")
+            }
+        }
+    }
 }

@@ -5,7 +5,8 @@ import Testing
 
 /// A process killed with SIGKILL at a random moment — while logging messages and bodies, during
 /// a sweep, during an export — leaves a consistent store that keeps every message a completed
-/// `flush()` acknowledged. The child is `LogStoreTestHelper crash-…` (CrashMode.swift).
+/// `flush()` acknowledged, or, in a `.synchronous` store, every message whose logging call
+/// returned. The child is `LogStoreTestHelper crash-…` (CrashMode.swift).
 /// `LOGSTORE_CRASH_TRIALS` sets the trials of the logging variant (20 by default; the others run
 /// a quarter of them), `LOGSTORE_CRASH_SEED` repeats a run's kill delays.
 @Suite("Crash consistency")
@@ -22,6 +23,12 @@ struct CrashConsistencyTests {
 
     @Test func killedWhileLoggingKeepsEveryAcknowledgedMessage() async throws {
         try await runTrials(mode: "crash-log", count: Self.trials)
+    }
+
+    /// A `.synchronous` store acknowledges each logging call by returning: every message whose
+    /// call returned before the kill is there, with no `flush()` involved.
+    @Test func killedWhileLoggingSynchronouslyKeepsEveryReturnedMessage() async throws {
+        try await runTrials(mode: "crash-sync", count: max(1, Self.trials / 4))
     }
 
     @Test func killedDuringASweepKeepsEveryAcknowledgedMessage() async throws {
@@ -70,7 +77,7 @@ struct CrashConsistencyTests {
         let inProgress = started.map { $0.split(separator: " ").last } != ended.map { $0.split(separator: " ").last }
 
         try await checkKilledStore(at: store, lastAcknowledged: last, context)
-        if mode == "crash-export" { try await checkExports(in: exports, context) }
+        if mode == "crash-export" { try await checkExports(in: exports, of: store, context) }
         return (inProgress, last + 1)
     }
 
@@ -121,15 +128,15 @@ struct CrashConsistencyTests {
     }
 
     /// Every archive at a target name is whole (it opens, which checks it); anything else is one of the
-    /// export's hidden temporary files, which a killed process cannot remove (the library promises
-    /// a whole file or none at the target, and cleanup for a failed or cancelled export only).
-    private func checkExports(in directory: URL, _ context: Comment) async throws {
+    /// export's hidden temporary files, which a killed process cannot remove. The next export into
+    /// the directory removes them: afterwards only whole archives are left.
+    private func checkExports(in directory: URL, of store: URL, _ context: Comment) async throws {
         for name in try directoryListing(directory) {
             if name.hasPrefix(".") {
                 // SQLite's own journal files of the database copy count with it.
                 var base = Substring(name)
                 for suffix in ["-journal", "-wal", "-shm"] where base.hasSuffix(suffix) { base = base.dropLast(suffix.count) }
-                let isTemporary = [".partial", ".database", ".whole"].contains { base.hasSuffix($0) }
+                let isTemporary = [".logstore-partial", ".logstore-database", ".logstore-whole"].contains { base.hasSuffix($0) }
                 #expect(name.hasPrefix(".export-") && isTemporary, "unexpected \(name), \(context)")
                 continue
             }
@@ -139,6 +146,11 @@ struct CrashConsistencyTests {
             #expect(check == "ok", context)
             try await archive.close()
         }
+        try await withStore(at: store, options: [.readonly]) { store in
+            _ = try await store.export(to: directory.appendingPathComponent("after-the-kill.lsarchive"))
+        }
+        let left = try directoryListing(directory).filter { $0.hasPrefix(".") }
+        #expect(left.isEmpty, "left after the next export: \(left), \(context)")
     }
 
     /// Starts the helper, waits (at most 20 s) for its first acknowledgement, kills it with

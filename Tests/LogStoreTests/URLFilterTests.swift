@@ -41,6 +41,16 @@ struct URLFilterTests {
         #expect(!filter.allows(url("http://other.net/v1/users/1")))
     }
 
+    /// Found by fuzzing (Fixtures/fuzz/urlfilter/): a `*` in the URL was taken as matching the
+    /// pattern's `*` literally, so `https://api.example.com/*/secrets` escaped the exclusion.
+    @Test func aStarInTheURLDoesNotEscapeAWildcard() throws {
+        let filter = try URLFilter(excludedURLs: ["https://api.example.com/*"])
+        #expect(!filter.allows(url("https://api.example.com/*/secrets")))
+        #expect(!filter.allows(url("https://api.example.com/a*b/c")))
+        let hosts = try URLFilter(includedURLs: ["*/v?/*"])
+        #expect(hosts.allows(url("https://x.test/*/v1/users")))
+    }
+
     @Test func excludeWinsOverInclude() throws {
         let filter = try URLFilter(
             includedHosts: ["*.example.com"], excludedHosts: ["ads.example.com"],

@@ -382,3 +382,12 @@ extension BlobStore {
         Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
     }
 }
+
+extension BlobStore {
+    /// Whether the store at `directory` has body files in `blobs/` (temporary files aside).
+    static func hasFiles(in directory: URL) throws -> Bool {
+        let blobs = blobsDirectory(in: directory)
+        guard Files.isDirectory(blobs) else { return false }
+        return try Files.directoryEntries(blobs).contains { !$0.hasPrefix(temporaryPrefix) }
+    }
+}

@@ -9,9 +9,16 @@ import Synchronization
 /// end: the file is put in place with `link(2)`, which fails if the name was taken meanwhile, so an
 /// export never overwrites a file, not even one created while it ran. (On a file system without
 /// hard links, a `rename(2)` after a last check does it, with that check's small window.)
+///
+/// Its temporary files are `.<name>.<token>.logstore-<kind>` (`ExportLeftovers`), and the
+/// `partial` one stays locked (`flock`) while the export runs: a killed export drops the lock, so
+/// the next export into the same directory removes what it left, and never one still running.
 final class ExportDestination: Sendable {
     let target: URL
     let temporary: URL
+    private let token: String
+    /// The locked descriptor of ``temporary``; -1 once discarded.
+    private let lock: Atomic<Int32>
     /// Further temporary files beside the target (an archive's database copy), removed with it.
     private let companions = Mutex<[URL]>([])
     private let isFinished = Atomic<Bool>(false)
@@ -24,12 +31,27 @@ final class ExportDestination: Sendable {
         let directory = target.deletingLastPathComponent()
         guard Files.isDirectory(directory) else { throw LogStoreError.fileDoesntExist(directory) }
         guard !Self.nameIsTaken(target) else { throw LogStoreError.fileAlreadyExists(target) }
+        ExportLeftovers.removeAbandoned(in: directory)
         self.target = target
-        // Created before it is stored: a failed creation must not let deinit remove whatever
-        // has that name.
-        let temporary = Self.temporaryName(beside: target, suffix: "partial")
-        try Files.createNewOwnerOnlyFile(temporary)
+        let token = ExportLeftovers.makeToken()
+        self.token = token
+        // Created and locked under a name the cleanup leaves alone while it is new, then renamed:
+        // the partial file never exists unlocked while its export runs.
+        let temporary = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.partial)
+        let unlocked = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.new)
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(unlocked.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(unlocked, operation: "create", errno: error.code)
+        }
+        if let error = SystemCall.errnoOf({ flock(descriptor, LOCK_EX | LOCK_NB) })
+            ?? SystemCall.errnoOf({ rename(unlocked.path, temporary.path) }) {
+            unlink(unlocked.path)
+            close(descriptor)
+            throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
+        }
         self.temporary = temporary
+        self.lock = Atomic(descriptor)
     }
 
     deinit {
@@ -38,7 +60,7 @@ final class ExportDestination: Sendable {
 
     /// A new, empty, owner-only temporary file beside the target, removed when the export ends.
     func makeCompanionFile(_ suffix: String) throws -> URL {
-        let url = Self.temporaryName(beside: target, suffix: suffix)
+        let url = ExportLeftovers.name(beside: target, token: token, kind: suffix)
         try Files.createNewOwnerOnlyFile(url)
         companions.withLock { $0.append(url) }
         return url
@@ -65,6 +87,9 @@ final class ExportDestination: Sendable {
     ///   ran (the temporary file is removed); ``LogStoreError/fileSystem(_:operation:errno:)``.
     func commit() throws {
         try sync(temporary)
+        // Done with before the file takes its name: past that point the partial file (and its
+        // lock) may be gone (rename), and companions must not outlive it.
+        removeCompanions()
         if let error = SystemCall.errnoOf({ link(temporary.path, target.path) }) {
             guard [EPERM, EOPNOTSUPP, ENOTSUP].contains(error.code) else {
                 discard()
@@ -91,22 +116,26 @@ final class ExportDestination: Sendable {
     /// Removes the temporary files (after a commit, or for a failed or cancelled export).
     func discard() {
         guard !isFinished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // The locked file last: until it goes, another export's cleanup leaves all of them alone.
+        removeCompanions()
         unlink(temporary.path)
-        for url in companions.withLock({ $0 }) { unlink(url.path) }
+        let descriptor = lock.exchange(-1, ordering: .acquiringAndReleasing)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Removes the companion files with SQLite's journals of them (a database copy's).
+    private func removeCompanions() {
+        let urls = companions.withLock { urls in
+            defer { urls = [] }
+            return urls
+        }
+        for url in urls {
+            for journal in ["", "-journal", "-wal", "-shm"] { unlink(url.path + journal) }
+        }
     }
 
     /// The size of the target once committed.
     var committedSize: Int64 { Files.fileSize(target) }
-
-    /// `.<name>.<random>.<suffix>` beside `target`, its name cut so the whole stays within the
-    /// file system's 255 bytes whatever the target's length.
-    private static func temporaryName(beside target: URL, suffix: String) -> URL {
-        let random = UInt64.random(in: 0...UInt64.max)
-        var name = target.lastPathComponent
-        while name.utf8.count > 200 { name.removeLast() }
-        return target.deletingLastPathComponent()
-            .appendingPathComponent(".\(name).\(String(random, radix: 36)).\(suffix)")
-    }
 
     private func sync(_ url: URL) throws {
         let descriptor: Int32

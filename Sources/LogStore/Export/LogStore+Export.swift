@@ -15,7 +15,8 @@ extension LogStore {
     /// The export reads one consistent snapshot while the store keeps logging, and streams: its
     /// memory stays bounded whatever the store's size. It writes a temporary file beside `url`
     /// and gives it the name only when complete, so `url` never holds half a file; a failed or
-    /// cancelled export leaves nothing. Nothing is un-redacted: what the store redacted when it
+    /// cancelled export leaves nothing, and what a killed one left beside its target goes with the
+    /// next export into that directory. Nothing is un-redacted: what the store redacted when it
     /// recorded it stays redacted. An archive opened with ``init(archiveURL:limits:configuration:)`` exports
     /// too (to another format, or filtered to a smaller archive).
     ///

@@ -50,8 +50,30 @@ extension JSONDecoder.DateDecodingStrategy {
 
 /// ISO 8601 formatting without sharing a non-Sendable formatter across threads.
 enum ISO8601 {
+    /// `2026-03-01T12:30:00.250Z`: UTC, milliseconds rounded to the nearest.
+    ///
+    /// Foundation's fractional seconds are truncated in binary floating point, so a date read
+    /// back from its own text could print a millisecond earlier on every round trip (before 1970,
+    /// always: a manifest's dates drifted each time it was rewritten). The milliseconds are
+    /// counted here in integers; Foundation only formats the whole seconds.
     static func string(from date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        // Beyond ±3 million years Int64 milliseconds and Foundation's calendar both give out.
+        guard abs(milliseconds) < 1e17 else {
+            return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        }
+        let total = Int64(milliseconds)
+        var seconds = total / 1000
+        var fraction = total % 1000
+        if fraction < 0 {
+            fraction += 1000
+            seconds -= 1
+        }
+        let whole = Date(timeIntervalSince1970: TimeInterval(seconds))
+            .formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        guard whole.last == "Z" else { return whole }
+        let digits = String(fraction)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     static func date(from text: String) -> Date? {

@@ -423,8 +423,10 @@ final class StoreWriter: Sendable {
                     let failed = Array(events[failure.index...])
                     events.removeSubrange(failure.index...)
                     publish(events, notice: committedNotice, without: rejected)
-                    putBack(failed[...], taken: batch.taken)
+                    // Counted before the release: once an event is no longer pending, info()
+                    // finds it stored, dropped or set aside.
                     reportRejected(rejected)
+                    putBack(failed[...], taken: batch.taken)
                     reportFailure(failure.error, upTo: lastTicket)
                     return .failed
                 }
@@ -438,9 +440,9 @@ final class StoreWriter: Sendable {
                 if start < events.count { runUnorderedJobs(writer) }
             } while start < events.count
             writer.recordRound(failed: false)
+            reportRejected(rejected)
             buffer.release(batch.taken)
             roomWaiters.wakeAll()
-            reportRejected(rejected)
             lastCommitNanoseconds.store(longestCommit.nanoseconds, ordering: .relaxed)
             publish(events, notice: committedNotice, without: rejected)
             buffer.recycle(&events)

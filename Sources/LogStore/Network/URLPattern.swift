@@ -76,13 +76,15 @@ struct CompiledURLPattern: Sendable {
         var p = 0, t = 0
         var starPattern: Int? = nil, starText = 0
         while t < text.count {
-            if p < pattern.count, pattern[p] == "?" || pattern[p] == text[t] {
-                p += 1
-                t += 1
-            } else if p < pattern.count, pattern[p] == "*" {
+            // `*` first: tested after the literal comparison, a `*` in the text would be
+            // taken as matching the pattern's `*` literally, and the star would never widen.
+            if p < pattern.count, pattern[p] == "*" {
                 starPattern = p
                 starText = t
                 p += 1
+            } else if p < pattern.count, pattern[p] == "?" || pattern[p] == text[t] {
+                p += 1
+                t += 1
             } else if let star = starPattern {
                 // Let the last star swallow one more character and retry after it.
                 p = star + 1

@@ -83,8 +83,18 @@ extension LogStore {
     /// What the store holds and how it is doing.
     ///
     /// Counts come from committed rows: call ``flush()`` first to include what was just logged.
+    /// When ``Info/pendingEventCount`` is 0, the counts include every event logged before the
+    /// call (stored, or counted as dropped or set aside).
     public func info() async throws -> Info {
         try checkOpen()
+        // The buffer is read before the rows: an event no longer pending by then has committed
+        // (or been dropped or set aside, all counted), so "nothing pending" means the counts
+        // include everything logged before this call. Read after the rows, a commit landing in
+        // between showed nothing pending beside rows that did not hold it yet.
+        let pending = (events: core.buffer.pendingCount, bytes: core.buffer.pendingBytes)
+        let dropped = Int(core.buffer.droppedCount)
+        let writeErrors = core.writer?.writeErrors
+        let setAside = core.writer?.setAsideCounts
         let counts = try await core.read { connection in
             try StoreCounts(connection: connection)
         }
@@ -93,8 +103,6 @@ extension LogStore {
         let databaseSize = core.isInMemory
             ? counts.pageBytes
             : Files.fileSize(databaseURL) + Files.fileSize(StoreFiles.walURL(in: core.directory))
-        let writeErrors = core.writer?.writeErrors
-        let setAside = core.writer?.setAsideCounts
         return Info(
             storeID: manifest.storeId,
             storeVersion: manifest.version,
@@ -112,9 +120,9 @@ extension LogStore {
             blobsDecompressedSize: counts.blobDecompressedBytes,
             sessionCount: counts.sessions,
             currentSession: core.writer == nil ? nil : session,
-            pendingEventCount: core.buffer.pendingCount,
-            pendingEventBytes: core.buffer.pendingBytes,
-            droppedEventCount: Int(core.buffer.droppedCount),
+            pendingEventCount: pending.events,
+            pendingEventBytes: pending.bytes,
+            droppedEventCount: dropped,
             unindexedMessageCount: counts.unindexedMessages,
             rejectedEventCount: setAside?.rejectedEvents ?? 0,
             blobDeletionFailureCount: setAside?.blobDeletionFailures ?? 0,

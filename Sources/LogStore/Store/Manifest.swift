@@ -43,6 +43,14 @@ struct Manifest: Codable, Sendable, Equatable {
         return manifest
     }
 
+    /// Removes what manifest writes of killed processes left in `directory`: any such file when
+    /// this process is the store's only writer, else only those old enough that no write of a
+    /// live process can still be under way.
+    static func removeAbandonedWrites(in directory: URL, isSoleWriter: Bool) {
+        Files.removeAbandonedAtomicWrites(
+            of: directory.appendingPathComponent(fileName), olderThan: isSoleWriter ? -1 : 600)
+    }
+
     /// Writes the manifest atomically (a temporary file, synced, then renamed over the old one),
     /// owner-only.
     func write(in directory: URL) throws {

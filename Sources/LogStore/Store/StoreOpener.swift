@@ -11,6 +11,29 @@ enum StoreOpener {
     static func open(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration
     ) throws -> Opened {
+        // Every failure leaves as a store error: a damaged page met past the first reads (the
+        // session's query, a migration) is the same damage as one met at the first.
+        // A refused store is left as it was found: without the WAL files the attempt made.
+        let hadWALFiles = Files.exists(StoreFiles.walURL(in: directory))
+            || Files.exists(StoreFiles.sharedMemoryURL(in: directory))
+        do {
+            return try openTranslated(directory: directory, options: options, configuration: configuration)
+        } catch {
+            if !hadWALFiles && !options.contains(.inMemory) && Files.isDirectory(directory) {
+                removeWALFilesIfUnused(directory: directory)
+            }
+            switch error {
+            case let error as LogStoreError: throw error
+            case let error as DatabaseError where error.isCorrupt:
+                throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+            default: throw LogStoreError(error)
+            }
+        }
+    }
+
+    private static func openTranslated(
+        directory: URL, options: LogStore.Options, configuration: LogStore.Configuration
+    ) throws -> Opened {
         let isReadonly = options.contains(.readonly)
         let manifest = options.contains(.inMemory)
             ? Manifest.new() : try prepareDirectory(directory, options: options)
@@ -30,8 +53,16 @@ enum StoreOpener {
                 && !Files.exists(StoreFiles.sharedMemoryURL(in: directory))
             let readers = ReaderPool(count: 2) { try openReader(directory: directory, options: options) }
             // Validate now, so a bad store fails at open rather than at the first query.
-            let reader = try openReader(directory: directory, options: options)
-            reader.close()
+            do {
+                let reader = try openReader(directory: directory, options: options)
+                defer { reader.close() }
+                // Reads the schema's pages too: a damaged schema fails here, not at the first query.
+                _ = try reader.integer("SELECT count(*) FROM sqlite_schema")
+            } catch {
+                // A refused store is left as it was found: without the files the attempt made.
+                if createsWALFiles { removeWALFilesIfUnused(directory: directory) }
+                throw error
+            }
             let core = StoreCore(
                 directory: directory, options: options, configuration: configuration,
                 buffer: buffer, writer: nil, readers: readers, manifest: manifest,
@@ -53,6 +84,7 @@ enum StoreOpener {
         let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
         if let lock {
             try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
+            Manifest.removeAbandonedWrites(in: directory, isSoleWriter: lock.isExclusive)
             lock.share()
         }
         let previousHost = try previousSessionHost(connection)
@@ -114,10 +146,67 @@ enum StoreOpener {
             return try createManifest(in: directory)
         }
         let manifest = try Manifest.read(in: directory)
-        if !Files.exists(StoreFiles.databaseURL(in: directory)), options.contains(.readonly) {
+        let database = StoreFiles.databaseURL(in: directory)
+        if !Files.exists(database), options.contains(.readonly) {
             throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is missing")
         }
+        try checkDatabaseFile(database, in: directory)
+        // A store whose database is gone or empty while its bodies remain lost its database:
+        // starting a fresh one would take every body file for an orphan and delete it.
+        let isEmpty = !Files.exists(database) || Files.fileSize(database) == 0
+        if isEmpty, try BlobStore.hasFiles(in: directory) {
+            throw LogStoreError.storeInvalid(
+                directory, reason: "logs.sqlite is \(Files.exists(database) ? "empty" : "missing") and blobs/ holds bodies")
+        }
+        if isEmpty, options.contains(.readonly) {
+            // Read-only cannot give it the schema: there is no store to read yet.
+            throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is empty")
+        }
+        if !options.contains(.readonly) {
+            try checkOwner(directory)
+            if Files.exists(database) { try checkOwner(database) }
+        }
         return manifest
+    }
+
+    /// The database must be a file of the store's own: a symbolic link would have the store
+    /// write (and set owner-only modes on) whatever it points at, and anything else is not SQLite's.
+    private static func checkDatabaseFile(_ database: URL, in directory: URL) throws {
+        var info = stat()
+        guard lstat(database.path, &info) == 0 else { return }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFLNK:
+            throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is a symbolic link, not a file of the store's own")
+        default:
+            throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is not a file")
+        }
+    }
+
+    /// A store's files are its owner's alone (mode 0600): a writer running as anyone else (root)
+    /// would leave files (the WAL, bodies) the owner's app could not open again. Reading is fine.
+    private static func checkOwner(_ url: URL) throws {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return }
+        let user = geteuid()
+        guard info.st_uid != user else { return }
+        throw LogStoreError.fileSystem(
+            url,
+            operation: "open for writing (owned by uid \(info.st_uid)\(userName(info.st_uid)), not by this process's uid \(user); open it read-only or as its owner)",
+            errno: EPERM)
+    }
+
+    /// ` (name)` for a user the system knows, or nothing.
+    private static func userName(_ uid: uid_t) -> String {
+        // getpwuid_r: the name points into `buffer`, read before the buffer goes.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buffer in
+            var entry = passwd()
+            var found: UnsafeMutablePointer<passwd>?
+            guard let base = buffer.baseAddress, getpwuid_r(uid, &entry, base, buffer.count, &found) == 0, found != nil,
+                let name = entry.pw_name
+            else { return "" }
+            return " (\(String(cString: name)))"
+        }
     }
 
     private static func createManifest(in directory: URL) throws -> Manifest {

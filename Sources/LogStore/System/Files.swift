@@ -28,7 +28,7 @@ enum Files {
     /// `url`, so readers see the old or the new content, never a part.
     static func writeAtomically(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(atomicWriteSuffix)")
         let descriptor: Int32
         switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
         case .success(let opened): descriptor = opened
@@ -41,6 +41,28 @@ enum Files {
         if let failure {
             unlink(temporary.path)
             throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code)
+        }
+    }
+
+    private static let atomicWriteSuffix = ".tmp"
+
+    /// Removes the temporary files of ``writeAtomically(_:to:)`` calls for `url` that a killed
+    /// process left (`.<name>.<UUID>.tmp`, this user's regular files only), those older than
+    /// `age` seconds (a write in progress is younger); what cannot be removed stays for next time.
+    static func removeAbandonedAtomicWrites(of url: URL, olderThan age: TimeInterval) {
+        let directory = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)."
+        guard let names = try? directoryEntries(directory) else { return }
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(atomicWriteSuffix) {
+            let middle = name.dropFirst(prefix.count).dropLast(atomicWriteSuffix.count)
+            guard UUID(uuidString: String(middle)) != nil else { continue }
+            let path = directory.appendingPathComponent(name).path
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(),
+                  Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)) <= cutoff
+            else { continue }
+            unlink(path)
         }
     }
 
