@@ -7,7 +7,7 @@ import Testing
 /// Replays every input saved under `Fixtures/fuzz/<target>/` — the fuzzers' findings, once fixed,
 /// and a few of their hardest corpus inputs — through the entry the fuzz target of that name
 /// calls (`Fuzz/<target>.swift`, `Scripts/fuzz.sh`): each must give no finding and not trap.
-@Suite("Fuzz regressions", .timeLimit(.minutes(1)))
+@Suite("Fuzz regressions", .timeLimit(.minutes(TimeScale.minutes(1))))
 struct FuzzRegressionTests {
     static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -243,7 +243,7 @@ struct StoreLifecycleTests {
     /// Returns once a close has begun (calls then throw `closed`); at most 20 s (the whole suite
     /// shares two cores: the close's task may wait its turn for seconds).
     private func waitUntilClosing(_ store: LogStore) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(20))
         while ContinuousClock.now < deadline {
             do {
                 _ = try await store.info()
@@ -330,7 +330,7 @@ struct StoreLifecycleTests {
             try await logAndRelease(url)
             // The writer drains, closes its connection (the last of the store's descriptors)
             // and ends; the lock goes with it.
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(5))
             var stillOpen = openFiles(in: url)
             while !stillOpen.isEmpty || !lockIsFree(url), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
