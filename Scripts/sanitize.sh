@@ -31,6 +31,12 @@ shift
 
 export LOGSTORE_SANITIZER="$sanitizer"
 export LOGSTORE_TIME_SCALE="${LOGSTORE_TIME_SCALE:-$scale}"
+if [ "$sanitizer" = thread ]; then
+    # Swift Testing starts every test at once; under TSan the ~300 store writer threads that makes
+    # hang the whole run in the Swift runtime's swift_once (Reliability/sanitizers.md, finding 2).
+    # At most 8 test cases at a time keeps it to a few dozen threads.
+    export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}"
+fi
 # TSan goes on after a report, so one run lists them all; a process that printed one exits 66,
 # which fails the run. ASan stops at its first report (it cannot recover) with a non-zero exit.
 export TSAN_OPTIONS="suppressions=$PWD/Scripts/tsan-suppressions.txt:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"

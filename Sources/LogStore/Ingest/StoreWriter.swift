@@ -560,9 +560,11 @@ final class StoreWriter: Sendable {
             control.synchronousWaiters.removeAll { $0.ticket <= ticket }
             return (flushWaiters, synchronousWaiters)
         }
+        // The hook first: a `.synchronous` call or a flush that returns with this failure must find
+        // it already reported (a caller checks its hook's record once the call is back).
+        onWriteError?(storeError)
         for waiter in flushWaiters { waiter.continuation.resume(throwing: storeError) }
         for waiter in synchronousWaiters { waiter.semaphore.signal() }
-        onWriteError?(storeError)
     }
 
     /// Runs the queued jobs that need no commit first (one step each), leaving ordered jobs
