@@ -21,16 +21,3 @@ enum TimeScale {
     /// trait, which counts in whole minutes.
     static func minutes(_ minutes: Int) -> Int { Int((Double(minutes) * factor).rounded(.up)) }
 }
-
-/// The sanitizer this run is built with (`LOGSTORE_SANITIZER`, set by Scripts/sanitize.sh):
-/// `nil` in a normal run.
-enum Sanitizer {
-    static let name: String? = ProcessInfo.processInfo.environment["LOGSTORE_SANITIZER"].flatMap { $0.isEmpty ? nil : $0 }
-
-    /// Whether a test that measures what a sanitizer changes (memory use, tight timing) can mean
-    /// something here; the reason goes in the test's `.enabled(if:)` comment.
-    static var isOff: Bool { name == nil }
-
-    /// Whether this run is built with ThreadSanitizer.
-    static var isThread: Bool { name == "thread" }
-}
