@@ -1,8 +1,8 @@
 // libFuzzer target `archive`: built and run by Scripts/fuzz.sh, never by `swift build`.
+// Compiled together with Tests/LogStoreTests/Fuzzing/FuzzEntry*.swift (the checks;
+// they import the library).
 import Foundation
 import Synchronization
-
-@testable import LogStore
 
 /// The one file each input is written to, replaced every time (one per process: `-jobs` safe).
 let archiveFile = FileManager.default.temporaryDirectory.appendingPathComponent("logstore-fuzz-\(getpid()).lsarchive")

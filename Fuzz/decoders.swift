@@ -1,7 +1,7 @@
 // libFuzzer target `decoders`: built and run by Scripts/fuzz.sh, never by `swift build`.
+// Compiled together with Tests/LogStoreTests/Fuzzing/FuzzEntry*.swift (the checks;
+// they import the library).
 import Foundation
-
-@testable import LogStore
 
 /// libFuzzer's entry: one input per call; a finding traps so that libFuzzer saves the input.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -4,9 +4,12 @@
 #   Scripts/fuzz.sh SECONDS [TARGET...]     (targets: decoders imagesize redaction urlfilter archive cli)
 #
 # The library is built with `swift build` into its own build path (.build/fuzz/build), with
-# coverage and AddressSanitizer (-sanitize=fuzzer,address) and -enable-testing, so the targets
-# reach the internal entries of FuzzEntry / CLIFuzzEntry; each target file is then compiled and
-# linked against those objects by swiftc. Nothing here is part of `swift build` or `swift test`.
+# coverage and AddressSanitizer (-sanitize=fuzzer,address) and -enable-testing. The checks are test
+# code and do not ship: they live in the test target (Tests/LogStoreTests/Fuzzing/: FuzzEntry*.swift,
+# CLIFuzzEntry.swift), which FuzzRegressionTests calls too. swiftc compiles each target file
+# (Fuzz/<target>.swift) together with its check files, whose `@testable import` reaches the
+# library's internals, and links them against the library's objects. Nothing here is part of
+# `swift build` or `swift test`.
 #
 # Corpora grow in .build/fuzz/corpus/<target> (kept between runs, not committed), seeded from
 # Fixtures/ and Fixtures/fuzz/<target>/. A crash, leak, timeout or finding stops that target: the
@@ -31,22 +34,39 @@ for target in "${TARGETS[@]}"; do
 done
 
 echo "== building the library with -sanitize=fuzzer,address"
-$NICE swift build --build-path "$BUILD" --target LogStoreCLI \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 | grep -E "error|warning:|Compiling|Build complete" | grep -v "^\[" || true
+# A failed build stops here: the objects of an older build must not be fuzzed in its place.
+if ! $NICE swift build --build-path "$BUILD" --target LogStoreCLI \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing >"$WORK/logs/build.log" 2>&1; then
+    grep -E "error" "$WORK/logs/build.log" >&2 || tail -20 "$WORK/logs/build.log" >&2
+    echo "library build failed (log: $WORK/logs/build.log)" >&2
+    exit 2
+fi
+grep -E "warning:|Build complete" "$WORK/logs/build.log" || true
 BIN="$($NICE swift build --build-path "$BUILD" --show-bin-path)"
-[ -f "$BIN/Modules/LogStore.swiftmodule" ] || { echo "library build failed" >&2; exit 2; }
 
+# A module's objects, as its build lists them: a *.o glob would also take the objects of sources
+# since moved or deleted (the fuzz entries once lived in the library), which swift build leaves.
+module_objects() {
+    sed -n 's/^ *"object": "\(.*\)",\{0,1\}$/\1/p' "$BIN/$1.build/output-file-map.json"
+}
+
+CHECKS=Tests/LogStoreTests/Fuzzing
 build_target() {
-    local target=$1 objects=("$BIN"/LogStore.build/*.o)
+    local target=$1 objects checks=("$CHECKS"/FuzzEntry*.swift)
+    mapfile -t objects < <(module_objects LogStore)
     # Only the CLI target needs the CLI's objects (and links them: they need the library's).
-    [ "$target" = cli ] && objects+=("$BIN"/LogStoreCLI.build/*.o)
-    if [ "$WORK/bin/$target" -nt "Fuzz/$target.swift" ] && [ -z "$(find "$BIN" -name '*.o' -newer "$WORK/bin/$target" -print -quit)" ]; then
+    if [ "$target" = cli ]; then
+        mapfile -t -O "${#objects[@]}" objects < <(module_objects LogStoreCLI)
+        checks=("$CHECKS"/CLIFuzzEntry.swift)
+    fi
+    local sources=("Fuzz/$target.swift" "${checks[@]}")
+    if [ -f "$WORK/bin/$target" ] && [ -z "$(find "${sources[@]}" "$BIN" \( -name '*.o' -o -name '*.swift' \) -newer "$WORK/bin/$target" -print -quit)" ]; then
         return
     fi
-    echo "== linking $target"
+    echo "== compiling $target"
     $NICE swiftc -parse-as-library -sanitize=fuzzer,address -swift-version 6 -module-name "Fuzz_$target" \
         -I "$BIN/Modules" -I Sources/CSQLite -I Sources/CZlib \
-        "Fuzz/$target.swift" "${objects[@]}" -lsqlite3 -lz -use-ld=lld -o "$WORK/bin/$target"
+        "${sources[@]}" "${objects[@]}" -lsqlite3 -lz -use-ld=lld -o "$WORK/bin/$target"
 }
 
 # Seeds: the fixtures and small samples of each format, rewritten on every run.

@@ -9,5 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes="${1:-10}"
-swift build -c release --product logstore-bench 2>&1 | grep -E "error|warning|Build complete" || true
-exec "$(swift build -c release --show-bin-path)/logstore-bench" --steady-soak "$minutes"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! swift build -c release --product logstore-bench >"$log" 2>&1; then
+    grep -E "error" "$log" >&2 || cat "$log" >&2
+    echo "soak: the build failed" >&2
+    exit 2
+fi
+grep -E "warning:|Build complete" "$log" || true
+"$(swift build -c release --show-bin-path)/logstore-bench" --steady-soak "$minutes"

@@ -186,6 +186,49 @@ import Testing
         }
     }
 
+    // MARK: Schema 7
+
+    static let v7TaskID = UUID(uuidString: "561ED6F6-BD54-47FD-A4F9-36729939F248")!
+
+    /// `store-v7.logstore`'s contents (Fixtures/README.md), the same read-write and read-only.
+    private func checkV7Contents(_ store: LogStore) async throws {
+        #expect(try await store.count(MessageQuery()) == 400)
+        #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 35)
+        #expect(try await store.count(MessageQuery(labels: ["http"])) == 78)
+        #expect(try await store.tasks(TaskQuery(states: [.success], limit: 100)).tasks.count == 32)
+        #expect(try await store.tasks(TaskQuery(states: [.failure], limit: 100)).tasks.count == 6)
+        #expect(try await store.tasks(TaskQuery(states: [.pending], limit: 100)).tasks.count == 2)
+        #expect(try await store.tasks(TaskQuery(limit: 100, directions: [.inbound])).tasks.isEmpty)
+        let task = try #require(try await store.task(id: Self.v7TaskID))
+        #expect(task.summary.host == "catalog.shop.internal")
+        #expect(task.summary.statusCode == 200)
+        #expect(try await store.info().blobCount == 38)
+    }
+
+    /// Schema 8 gives the database its store's identity (`store_identity`, from the manifest).
+    @Test func storeV7MigratesInPlaceAndTakesItsIdentity() async throws {
+        try await withCopy(of: "store-v7.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [])
+            #expect(try await store.info().schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
+            try await checkV7Contents(store)
+            let storeID = try await store.info().storeID
+            let identity = try await store.read { db in try db.scalar("SELECT store_id FROM store_identity")?.text }
+            #expect(identity == storeID.uuidString)
+            #expect(try await store.read { db in try db.scalar("PRAGMA integrity_check") } == .text("ok"))
+            try await store.close()
+        }
+    }
+
+    @Test func storeV7OpensReadOnly() async throws {
+        try await withCopy(of: "store-v7.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            #expect(try await store.info().schemaVersion == LogStore.Version(7, 0, 0))
+            try await checkV7Contents(store)
+            try await store.close()
+        }
+    }
+
     // MARK: Archive format 1
 
     /// The archive of the previous version (schema 6, archive format 1; it records library

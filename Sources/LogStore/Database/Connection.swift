@@ -55,6 +55,16 @@ final class Connection {
         sqlite3_close_v2(handle)
     }
 
+    /// Closes without the checkpoint SQLite makes when the last connection to a WAL database
+    /// closes (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`): for an open that is refused, whose WAL must
+    /// not be copied into the database file (it may be another database's, or hold only what the
+    /// refused attempt wrote).
+    func closeWithoutCheckpoint() {
+        guard !isClosed else { return }
+        _ = logstore_sqlite_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+        close()
+    }
+
     /// Runs one or more SQL statements that return no rows; the corresponding C function is
     /// `sqlite3_exec`.
     func execute(_ sql: String) throws(DatabaseError) {

@@ -9,7 +9,7 @@ enum Migrations {
     static let all: [Step] = [
         Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
         Step(sql: "", apply: Schema.version4), Step(sql: Schema.version5),
-        Step(sql: Schema.version6), Step(sql: Schema.version7),
+        Step(sql: Schema.version6), Step(sql: Schema.version7), Step(sql: Schema.version8),
     ]
 
     /// One migration.
@@ -38,6 +38,9 @@ enum Migrations {
     /// The first schema version with `tasks.direction` and the `task_rows` view. Tasks of an
     /// older store opened read-only are all outbound.
     static let firstVersionWithDirection = 7
+
+    /// The first schema version whose database records its store's id (`store_identity`).
+    static let firstVersionWithIdentity = 8
 
     /// The oldest schema an archive may hold: archives came with schema 6. An archive of an
     /// older library (schema 6 up to ``latestVersion``) opens with its private copy migrated.

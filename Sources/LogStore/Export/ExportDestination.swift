@@ -37,15 +37,24 @@ final class ExportDestination: Sendable {
         self.token = token
         // Created and locked under a name the cleanup leaves alone while it is new, then renamed:
         // the partial file never exists unlocked while its export runs.
-        let temporary = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.partial)
+        var temporary = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.partial)
         let unlocked = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.new)
         let descriptor: Int32
         switch SystemCall.valueOrErrno({ open(unlocked.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600) }) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(unlocked, operation: "create", errno: error.code)
         }
-        if let error = SystemCall.errnoOf({ flock(descriptor, LOCK_EX | LOCK_NB) })
-            ?? SystemCall.errnoOf({ rename(unlocked.path, temporary.path) }) {
+        if let error = SystemCall.errnoOf({ flock(descriptor, LOCK_EX | LOCK_NB) }) {
+            guard ExportLeftovers.lockingUnsupported.contains(error.code) else {
+                unlink(unlocked.path)
+                close(descriptor)
+                throw LogStoreError.fileSystem(temporary, operation: "lock", errno: error.code)
+            }
+            // A file system without locks (NFS without lockd, some FUSE mounts): the export
+            // goes on under a name the cleanup removes only after a day.
+            temporary = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.unlocked)
+        }
+        if let error = SystemCall.errnoOf({ rename(unlocked.path, temporary.path) }) {
             unlink(unlocked.path)
             close(descriptor)
             throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)

@@ -5,16 +5,23 @@ import Glibc
 ///
 /// Every temporary file of one export is `.<name>.<token>.logstore-<kind>` beside its target, the
 /// token random: `partial` (the output, locked with `flock` while the export runs), `new` (the
-/// output for the instant before it is locked) and the companions (`database`, `whole`, with
+/// output for the instant before it is locked), `unlocked` (the output on a file system without
+/// locks) and the companions (`database`, `whole`, with
 /// SQLite's journals of them). A process killed mid-export cannot remove them, but its lock goes
 /// with it, so a later export into the same directory can tell an abandoned set from a running one.
 enum ExportLeftovers {
     static let partial = "partial"
     static let new = "new"
+    /// The output where `flock` is not supported: no lock tells a running export from a dead one.
+    static let unlocked = "unlocked"
+    /// What `flock` fails with on a file system that has no locks.
+    static let lockingUnsupported: Set<Int32> = [ENOLCK, EOPNOTSUPP, ENOTSUP, ENOSYS, EINVAL]
     private static let marker = ".logstore-"
     /// A set without a partial file (killed in the instant before it was locked) goes only once
     /// it is this old: no export takes that long to lock its file.
-    private static let unlockedGrace: TimeInterval = 60
+    private static let newGrace: TimeInterval = 60
+    /// A set written without a lock goes only once it is this old: no export runs a day.
+    private static let unlockedGrace: TimeInterval = 24 * 60 * 60
 
     /// A new set's token: 64 random bits in base 36, always 13 digits.
     static func makeToken() -> String {
@@ -56,7 +63,8 @@ enum ExportLeftovers {
                 for file in files where file != partialPath { unlink(file) }
                 unlink(partialPath)
             } else {
-                let cutoff = Date().addingTimeInterval(-unlockedGrace)
+                let grace = members.contains("\(stem)\(marker)\(unlocked)") ? unlockedGrace : newGrace
+                let cutoff = Date().addingTimeInterval(-grace)
                 let old = files.allSatisfy { Files.modificationDate(URL(fileURLWithPath: $0)).map { $0 < cutoff } ?? false }
                 if old { for file in files { unlink(file) } }
             }

@@ -44,7 +44,8 @@ extension LogStore {
         defer { core.endWork() }
         let started = ContinuousClock.now
         let reporter = ExportProgressReporter(progress)
-        let destination = try ExportDestination(target: url)
+        // File work (a listing of the target's directory, a lock per leftover) off the pool.
+        let destination = try await Self.offCooperativeThreads { try ExportDestination(target: url) }
         // Whatever happens, no temporary file outlives the call (commit removes them too).
         defer { destination.discard() }
         let written: (counts: ExportCounts, byteCount: Int64, storeID: UUID?)

@@ -279,7 +279,11 @@ final class BatchWriter {
     /// added (rollback), and the caches that could point at rolled-back rows are cleared.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         do {
-            let value = try connection.transaction(.immediate, body)
+            let value = try connection.transaction(.immediate) {
+                // Every WAL this writes then holds the store's identity (Schema.version8).
+                try connection.cachedStatement(StoreIdentity.countCommitSQL).run()
+                return try body()
+            }
             // A body file that could not be deleted stays an orphan for the sweep to remove;
             // the commit stands either way, and the failure is counted and reported.
             reportFileDeletionFailures(blobs.didCommit())

@@ -51,6 +51,15 @@ struct Manifest: Codable, Sendable, Equatable {
             of: directory.appendingPathComponent(fileName), olderThan: isSoleWriter ? -1 : 600)
     }
 
+    /// Writes the manifest of a new store, unless another process wrote one first: then that
+    /// one is the store's, and it is returned. Two processes creating one store at once agree
+    /// on its identity.
+    func create(in directory: URL) throws -> Manifest {
+        let data = try StoreJSON.encoder.encode(self)
+        if try Files.writeNew(data, to: directory.appendingPathComponent(Self.fileName)) { return self }
+        return try Self.read(in: directory)
+    }
+
     /// Writes the manifest atomically (a temporary file, synced, then renamed over the old one),
     /// owner-only.
     func write(in directory: URL) throws {

@@ -58,6 +58,9 @@ enum StoreOpener {
                 defer { reader.close() }
                 // Reads the schema's pages too: a damaged schema fails here, not at the first query.
                 _ = try reader.integer("SELECT count(*) FROM sqlite_schema")
+                try checkIdentity(
+                    directory: directory, manifest: manifest,
+                    finding: translate(directory) { try StoreIdentity.check(reader, storeID: manifest.storeId) })
             } catch {
                 // A refused store is left as it was found: without the files the attempt made.
                 if createsWALFiles { removeWALFilesIfUnused(directory: directory) }
@@ -71,34 +74,21 @@ enum StoreOpener {
         }
 
         let connection = try openWriter(directory: directory, options: options)
-        if !options.contains(.unsafe) && !options.contains(.inMemory) {
-            // After a checkpoint the WAL is cut back to this size, or it would keep the size of
-            // the largest transaction ever written: a sixteenth of the size limit, 256 KiB–64 MiB.
-            let walLimit = min(max(configuration.sizeLimit / 16, 256 << 10), 64 << 20)
-            try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
-            // Checkpoint once the WAL holds half that (SQLite's default, 1,000 pages, is 4 MB:
-            // 6 % of a 64 MB limit, before the transaction that crosses it).
-            let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
-            try connection.execute("PRAGMA wal_autocheckpoint = \(min(1_000, max(64, walLimit / 2 / pageSize)))")
+        let prepared: (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore)
+        do {
+            prepared = try prepareWriter(
+                connection, directory: directory, options: options, configuration: configuration,
+                manifest: manifest, session: session)
+        } catch {
+            // Refused, the store stays as it was found: its WAL is not copied into the database.
+            connection.closeWithoutCheckpoint()
+            throw error
         }
-        let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
-        if let lock {
-            try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
-            Manifest.removeAbandonedWrites(in: directory, isSoleWriter: lock.isExclusive)
-            lock.share()
-        }
-        let previousHost = try previousSessionHost(connection)
-        var current = session
-        current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
-        let sessionRecord = configuration.recordsSessionOnOpen
-            ? try insertSession(current, into: connection) : try unrecordedSession(current)
-
+        let current = prepared.session
+        let lock = prepared.lock
         let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)
-        let blobs = try BlobStore(
-            connection: connection, directory: options.contains(.inMemory) ? nil : directory,
-            settings: BlobStore.Settings(configuration: configuration, options: options))
         let batchWriter = BatchWriter(
-            connection: connection, session: sessionRecord, blobs: blobs,
+            connection: connection, session: prepared.record, blobs: prepared.blobs,
             bodySizeLimit: configuration.bodySizeLimit,
             transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit))
         let openBackgroundReader: (@Sendable () throws -> Connection)? =
@@ -112,6 +102,53 @@ enum StoreOpener {
             directory: directory, options: options, configuration: configuration,
             buffer: buffer, writer: writer, readers: readers, manifest: manifest, lock: lock)
         return Opened(core: core, session: current)
+    }
+
+    /// The writer's part of the open that can still fail: settings, the identity check, the
+    /// cleanup after a crash, this process's session and the blob store.
+    private static func prepareWriter(
+        _ connection: Connection, directory: URL, options: LogStore.Options,
+        configuration: LogStore.Configuration, manifest: Manifest, session: LogStore.Session
+    ) throws -> (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore) {
+        if !options.contains(.unsafe) && !options.contains(.inMemory) {
+            // After a checkpoint the WAL is cut back to this size, or it would keep the size of
+            // the largest transaction ever written: a sixteenth of the size limit, 256 KiB–64 MiB.
+            let walLimit = min(max(configuration.sizeLimit / 16, 256 << 10), 64 << 20)
+            try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
+            // Checkpoint once the WAL holds half that (SQLite's default, 1,000 pages, is 4 MB:
+            // 6 % of a 64 MB limit, before the transaction that crosses it).
+            let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+            try connection.execute("PRAGMA wal_autocheckpoint = \(min(1_000, max(64, walLimit / 2 / pageSize)))")
+        }
+        try checkIdentity(
+            directory: directory, manifest: manifest,
+            finding: translate(directory) { try StoreIdentity.claim(connection, storeID: manifest.storeId) })
+        let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
+        if let lock {
+            try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
+            Manifest.removeAbandonedWrites(in: directory, isSoleWriter: lock.isExclusive)
+            lock.share()
+        }
+        let previousHost = try previousSessionHost(connection)
+        var current = session
+        current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
+        let sessionRecord = configuration.recordsSessionOnOpen
+            ? try insertSession(current, into: connection) : try unrecordedSession(current)
+        let blobs = try BlobStore(
+            connection: connection, directory: options.contains(.inMemory) ? nil : directory,
+            settings: BlobStore.Settings(configuration: configuration, options: options))
+        return (lock, current, sessionRecord, blobs)
+    }
+
+    /// The database must be this store's: another store's WAL (or database file) beside the
+    /// manifest is refused before anything is read as this store's or cleaned up.
+    private static func checkIdentity(directory: URL, manifest: Manifest, finding: StoreIdentity.Finding) throws {
+        guard case .belongsTo(let other) = finding else { return }
+        throw LogStoreError.storeInvalid(
+            directory,
+            reason: "logs.sqlite (with its -wal file) holds the rows of another store (\(other)), not of this "
+                + "manifest's (\(manifest.storeId.uuidString)): a file was copied in from elsewhere, most likely "
+                + "logs.sqlite-wal. Nothing was changed; put the store's own files back, or move the directory aside")
     }
 
     /// Deletes body files a crash left without rows, and stale temporary files. When another
@@ -135,6 +172,7 @@ enum StoreOpener {
         guard Files.isDirectory(directory) else {
             throw LogStoreError.storeInvalid(directory, reason: "it is a file, not a store directory")
         }
+        if !options.contains(.readonly) { try checkOwner(directory) }
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
         if !Files.exists(manifestURL) {
             // An empty directory (made by the caller) may become a store; anything else is not ours.
@@ -162,10 +200,7 @@ enum StoreOpener {
             // Read-only cannot give it the schema: there is no store to read yet.
             throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is empty")
         }
-        if !options.contains(.readonly) {
-            try checkOwner(directory)
-            if Files.exists(database) { try checkOwner(database) }
-        }
+        if !options.contains(.readonly), Files.exists(database) { try checkOwner(database) }
         return manifest
     }
 
@@ -183,16 +218,18 @@ enum StoreOpener {
         }
     }
 
-    /// A store's files are its owner's alone (mode 0600): a writer running as anyone else (root)
-    /// would leave files (the WAL, bodies) the owner's app could not open again. Reading is fine.
+    /// A store's files are its owner's alone (mode 0600). Root writing another user's store
+    /// would leave files (the WAL, bodies) its owner's app could not open again, so root may
+    /// only read it. (Any other user is stopped by the modes themselves; a directory shared on
+    /// purpose, group-writable, stays usable by its group.)
     private static func checkOwner(_ url: URL) throws {
-        var info = stat()
-        guard lstat(url.path, &info) == 0 else { return }
         let user = geteuid()
-        guard info.st_uid != user else { return }
+        guard user == 0 else { return }
+        var info = stat()
+        guard stat(url.path, &info) == 0, info.st_uid != user else { return }
         throw LogStoreError.fileSystem(
             url,
-            operation: "open for writing (owned by uid \(info.st_uid)\(userName(info.st_uid)), not by this process's uid \(user); open it read-only or as its owner)",
+            operation: "open for writing as root (it is owned by uid \(info.st_uid)\(userName(info.st_uid)), and files root made would lock its owner out); open it read-only or as its owner",
             errno: EPERM)
     }
 
@@ -210,9 +247,7 @@ enum StoreOpener {
     }
 
     private static func createManifest(in directory: URL) throws -> Manifest {
-        let manifest = Manifest.new()
-        try manifest.write(in: directory)
-        return manifest
+        try Manifest.new().create(in: directory)
     }
 
     // MARK: The database
@@ -226,6 +261,8 @@ enum StoreOpener {
             try Files.createOwnerOnlyFile(url)
             connection = try translate(directory) { try Connection(path: url.path, mode: .readWrite(create: false)) }
         }
+        var isReady = false
+        defer { if !isReady { connection.closeWithoutCheckpoint() } }
         try translate(directory) {
             try connection.setBusyTimeout()
             try checkVersion(connection)
@@ -241,12 +278,29 @@ enum StoreOpener {
             // cache, or SQLite spills and rereads pages mid-transaction; the default 2 MB does not.
             try connection.execute("PRAGMA cache_size = -8192")
         }
+        try checkBeforeMigrating(connection, directory: directory)
         do {
             try Migrations.migrate(connection)
         } catch let newer as Migrations.NewerSchema {
             throw LogStoreError.unsupportedVersion(found: .schema(newer.found), supported: .schema(newer.supported))
         }
+        isReady = true
         return connection
+    }
+
+    /// A store of an older schema is checked (`PRAGMA quick_check`, every page once) before it is
+    /// migrated: a migration copies and rewrites tables, and over a damaged page it could lose
+    /// rows without a word, or commit half a store before the damage stops the open. Refused
+    /// here, nothing has been written. Once per store and library upgrade.
+    private static func checkBeforeMigrating(_ connection: Connection, directory: URL) throws {
+        let version = try translate(directory) { try Migrations.currentVersion(connection) }
+        guard version > 0, version < Migrations.latestVersion else { return }
+        let result = try translate(directory) { try connection.text("PRAGMA quick_check(1)") }
+        guard let result, result != "ok" else { return }
+        throw LogStoreError.storeInvalid(
+            directory,
+            reason: "logs.sqlite is damaged (\(result)); it was left as it was, not migrated to schema "
+                + "\(Migrations.latestVersion). Open it read-only to read what it holds, and move it aside to start a new store")
     }
 
     /// Journal settings, each resting on SQLite's documentation (sqlite.org/pragma.html, /wal.html).
@@ -352,7 +406,11 @@ enum StoreOpener {
 
     private static func insertSession(_ session: LogStore.Session, into connection: Connection) throws -> SessionRecord {
         var record = try unrecordedSession(session)
-        try record.insert(into: connection)
+        try connection.transaction(.immediate) {
+            // Counted like every writer transaction: a WAL holding only this still names its store.
+            try connection.execute(StoreIdentity.countCommitSQL)
+            try record.insert(into: connection)
+        }
         return record
     }
 

@@ -245,7 +245,8 @@ extension BatchWriter {
     ///
     /// - Returns: the free pages left.
     func vacuum(pages: Int) throws -> Int {
-        try connection.execute("PRAGMA incremental_vacuum(\(max(1, pages)))")
+        // In a transaction of the writer's, so it counts itself in the store's identity row.
+        try transaction { try connection.execute("PRAGMA incremental_vacuum(\(max(1, pages)))") }
         try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
         return Int(try connection.integer("PRAGMA freelist_count") ?? 0)
     }

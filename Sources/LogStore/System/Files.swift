@@ -44,6 +44,35 @@ enum Files {
         }
     }
 
+    /// Writes `data` to `url` only if nothing has that name, whole or not at all: a temporary
+    /// file, synced, then hard-linked to the name (`link(2)` never replaces). Returns false when
+    /// the name was taken (by another process racing to create it), leaving that file alone.
+    static func writeNew(_ data: Data, to url: URL) throws -> Bool {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(atomicWriteSuffix)")
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
+        }
+        defer { unlink(temporary.path) }
+        var failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) }
+        if failure == nil { failure = SystemCall.errnoOf { fsync(descriptor) } }
+        close(descriptor)
+        if let failure { throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code) }
+        guard let error = SystemCall.errnoOf({ link(temporary.path, url.path) }) else { return true }
+        if error.code == EEXIST { return false }
+        guard [EPERM, EOPNOTSUPP, ENOTSUP].contains(error.code) else {
+            throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
+        }
+        // No hard links here (vfat, some network file systems): a check, then a rename.
+        if exists(url) { return false }
+        if let error = SystemCall.errnoOf({ rename(temporary.path, url.path) }) {
+            throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
+        }
+        return true
+    }
+
     private static let atomicWriteSuffix = ".tmp"
 
     /// Removes the temporary files of ``writeAtomically(_:to:)`` calls for `url` that a killed

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import LogStore
+
 extension FuzzEntry {
     /// URL filters: each line but the last is a pattern (its first character says where it goes:
     /// `i`/`e` included/excluded host, `I`/`E` included/excluded URL; a second character `r`

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import LogStore
+
 extension FuzzEntry {
     /// An archive file given as bytes: written to `file` (created or replaced), opened with the
     /// public API under small limits, then read a little (info, messages, tasks, bodies). Any

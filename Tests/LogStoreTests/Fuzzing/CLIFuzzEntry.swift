@@ -1,7 +1,10 @@
 import Foundation
 
+@testable import LogStoreCLI
+
 /// The fuzz target over what the command line reads (`Scripts/fuzz.sh cli`, replayed by
-/// `FuzzRegressionTests`): the time parser and the argument parser. Reached with `-enable-testing`.
+/// `FuzzRegressionTests`): the time parser and the argument parser. Test code, like `FuzzEntry`:
+/// `Scripts/fuzz.sh` compiles this file into the `cli` target, against an `-enable-testing` build.
 enum CLIFuzzEntry {
     /// The input's first line is a time (`--since`), in UTC and in a zone with a half-hour offset;
     /// the rest, split at newlines, is a command line, parsed against every command's spec. Returns

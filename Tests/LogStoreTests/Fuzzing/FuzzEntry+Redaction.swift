@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import LogStore
+
 extension FuzzEntry {
     /// What the first byte of a redaction input picks; the rest is the body, headers or URL.
     enum RedactionMode: UInt8, CaseIterable {

@@ -1,12 +1,17 @@
 import Foundation
 
+@testable import LogStore
+
 /// The entry points of the fuzz targets (`Scripts/fuzz.sh`, `Fuzz/`) and of the regression test
 /// that replays their findings (`FuzzRegressionTests`): one function per reader of outside input.
 ///
 /// Each takes the fuzzer's bytes and returns `nil`, or a finding: a sentence saying which property
 /// of the reader the input broke. A crash is a finding too, caught by the sanitizers. Keeping the
 /// checks here, and not in the harnesses, lets the test replay a saved input through exactly the
-/// code the fuzzer ran, with `#expect` instead of a trap. Reached with `-enable-testing` only.
+/// code the fuzzer ran, with `#expect` instead of a trap. They are test code, so they live in the
+/// test target and not in the shipped library; `Scripts/fuzz.sh` compiles these same files into
+/// each fuzz target (every `FuzzEntry*.swift`, with `Fuzz/<target>.swift`), against a library built
+/// with `-enable-testing` for the `@testable import`.
 enum FuzzEntry {
     /// The manifest (`manifest.json`) and an archive's info record, as the store decodes them: an
     /// input that decodes must encode, decode again, and encode to the same bytes a second time.
