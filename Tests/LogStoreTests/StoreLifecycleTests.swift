@@ -499,4 +499,23 @@ struct StoreLifecycleTests {
             #expect(try Data(contentsOf: url.appendingPathComponent("logs.sqlite")) == databaseBefore)
         }
     }
+
+    /// Two opens racing to create one store agree on its identity: the manifest is created
+    /// without replacing one that appeared meanwhile, so neither open is refused as another
+    /// store's, and the store opens again afterwards. (Each open writes the manifest with
+    /// `link(2)`; before that, the last rename won and the database could record the other id.)
+    @Test func twoOpensCreatingOneStoreAgreeOnItsIdentity() async throws {
+        for _ in 0..<10 {
+            try await withTemporaryStoreURL { url in
+                async let first = LogStore(storeURL: url)
+                async let second = LogStore(storeURL: url)
+                let stores = try await [first, second]
+                let ids = try await [stores[0].info().storeID, stores[1].info().storeID]
+                #expect(ids[0] == ids[1])
+                for store in stores { try await store.close() }
+                let reopened = try await withStore(at: url) { store in try await store.info().storeID }
+                #expect(reopened == ids[0])
+            }
+        }
+    }
 }
