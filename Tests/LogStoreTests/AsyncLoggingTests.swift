@@ -21,7 +21,7 @@ struct AsyncLoggingTests {
             // Should the loggers block the cooperative threads after all, the writer is let go
             // from a thread of its own, so the test ends (and fails on the timer below).
             let releasedByFallback = Recorder(false)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(10)) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(10)) {
                 releasedByFallback.update { $0 = true }
                 held.release()
             }
@@ -46,7 +46,7 @@ struct AsyncLoggingTests {
             }
             // A bound, not a wait: 400 messages four at a time through 10 ms commits, on two
             // cores the whole suite shares (it passes in well under a second alone).
-            #expect(ContinuousClock.now - started < .seconds(60))
+            #expect(ContinuousClock.now - started < .seconds(TimeScale.scaled(60)))
             try await store.flush()
             #expect(try await store.info().messageCount == 1 + loggers * perLogger)
             #expect(try await store.info().droppedEventCount == 0)

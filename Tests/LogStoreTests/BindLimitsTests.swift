@@ -81,7 +81,7 @@ struct BindLimitsTests {
 
             // Failing on its own every time, the event is set aside and counted; the rest of the
             // store goes on.
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(10))
             while try await store.info().rejectedEventCount == 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }

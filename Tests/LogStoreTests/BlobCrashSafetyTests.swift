@@ -76,7 +76,7 @@ struct KilledWriterTests {
             let blobs = url.appendingPathComponent("blobs")
             // Wait until bodies are being written as files and a few batches have committed
             // (the writer commits every 300 ms), then kill without warning, mid-run.
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(TimeScale.scaled(30))
             while Date() < deadline {
                 let files = (try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []
                 if files.count >= 3 { break }

@@ -73,7 +73,7 @@ struct CountConsistencyTests {
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .milliseconds(1)
         try await withTemporaryStore(configuration: configuration) { store, _ in
-            let deadline = ContinuousClock.now + .seconds(60)  // a bound, not a wait
+            let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(60))  // a bound, not a wait
             for round in 1...300 {
                 store.storeMessage(label: "app", level: .info, message: "round \(round)")
                 var info = try await store.info()

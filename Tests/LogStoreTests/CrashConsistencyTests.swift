@@ -169,7 +169,7 @@ struct CrashConsistencyTests {
         let descriptor = pipe.fileHandleForReading.fileDescriptor
         var output = [UInt8]()
         var killAt: Date?
-        let giveUp = Date().addingTimeInterval(20)
+        let giveUp = Date().addingTimeInterval(TimeScale.scaled(20))
         var buffer = [UInt8](repeating: 0, count: 4096)
         var killed = false
         while true {

@@ -57,7 +57,7 @@ struct ExitDrainTests {
         // Waited for on a thread of its own: not on the cooperative pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
-                if ended.wait(timeout: .now() + 20) == .timedOut {
+                if ended.wait(timeout: .now() + TimeScale.scaled(20)) == .timedOut {
                     kill(child.processIdentifier, SIGKILL)
                     ended.wait()
                 }

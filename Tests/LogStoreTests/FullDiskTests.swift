@@ -41,11 +41,12 @@ struct FullDiskTests {
         }
     }
 
-    /// Polls `info()` until `condition` holds or `seconds` pass; the last info.
+    /// Polls `info()` until `condition` holds or `seconds` (stretched by ``TimeScale``) pass; the
+    /// last info.
     static func info(
         of store: LogStore, within seconds: Double, until condition: (LogStore.Info) -> Bool
     ) async throws -> LogStore.Info {
-        let deadline = ContinuousClock.now + .seconds(seconds)
+        let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(seconds))
         var info = try await store.info()
         while !condition(info), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
@@ -73,7 +74,7 @@ struct FullDiskTests {
                 // Fill until commits fail and the buffer overflows; every call returns.
                 var peak = (events: 0, bytes: 0)
                 var info = try await store.info()
-                let deadline = ContinuousClock.now + .seconds(20)
+                let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(20))
                 while info.writeErrorCount == 0 || info.droppedEventCount == 0, ContinuousClock.now < deadline {
                     logged += try await Self.logBatch(store, messages: 300, tasks: 10, bodyBytes: 4 * 1024)
                     info = try await store.info()
@@ -119,7 +120,7 @@ struct FullDiskTests {
             let url = volume.appendingPathComponent("test.logstore", isDirectory: true)
             let store = try await LogStore(storeURL: url, configuration: Self.configuration(reporting: Recorder(0)))
             var info = try await store.info()
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(20))
             while info.writeErrorCount == 0, ContinuousClock.now < deadline {
                 _ = try await Self.logBatch(store, messages: 300, tasks: 10, bodyBytes: 4 * 1024)
                 info = try await store.info()

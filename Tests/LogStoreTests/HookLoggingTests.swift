@@ -67,4 +67,31 @@ struct HookLoggingTests {
             try await store.close()
         }
     }
+
+    /// A `.synchronous` call that comes back from a failed commit finds the failure already
+    /// reported: the writer ran `onWriteError` only after letting the waiting call go, so a
+    /// caller checking its hook's record could miss it (seen under ThreadSanitizer's timing).
+    @Test func aSynchronousCallReturnsAfterOnWriteErrorHasReportedTheFailure() async throws {
+        let reported = Recorder(false)
+        var configuration = LogStore.Configuration()
+        configuration.onWriteError = { _ in
+            // Slow on purpose: a call let go before the hook ends would find `false`.
+            usleep(200_000)
+            reported.update { $0 = true }
+        }
+        try await withTemporaryStoreURL { url in
+            let store = try await LogStore(storeURL: url, options: [.create, .synchronous], configuration: configuration)
+            try await store.core.write { try $0.connection.execute("PRAGMA max_page_count = 1") }
+            let reportedAtReturn = Recorder<Bool?>(nil)
+            let returned = await returnsWithinDeadline(seconds: 30) {
+                store.storeMessage(label: "app", level: .info, message: String(repeating: "z", count: 4_000))
+                reportedAtReturn.update { $0 = reported.current }
+            }
+            #expect(returned)
+            guard returned else { return }
+            #expect(reportedAtReturn.current == true, "storeMessage returned before onWriteError had the failure")
+            try await store.core.write { try $0.connection.execute("PRAGMA max_page_count = 1073741823") }
+            try await store.close()
+        }
+    }
 }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import LogStore
 
-@Suite("Image size", .timeLimit(.minutes(1)))
+@Suite("Image size", .timeLimit(.minutes(TimeScale.minutes(1))))
 struct ImageSizeTests {
 
     // MARK: Real files

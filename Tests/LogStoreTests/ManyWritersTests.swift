@@ -147,7 +147,7 @@ struct ManyWritersTests {
             try child.run()
             let pid = child.processIdentifier
             let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+            DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds), execute: watchdog)
             // Read before waiting: a child blocked on a full pipe would never exit.
             let data = output.fileHandleForReading.readDataToEndOfFile()
             child.waitUntilExit()

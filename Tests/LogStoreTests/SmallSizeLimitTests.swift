@@ -58,7 +58,7 @@ struct SmallSizeLimitTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             stop.update { $0 = true }
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(10))
             while finished.current < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(finished.current == 2, "the producers stopped")
             let info = try await store.info()

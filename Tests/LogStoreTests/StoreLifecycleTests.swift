@@ -243,7 +243,7 @@ struct StoreLifecycleTests {
     /// Returns once a close has begun (calls then throw `closed`); at most 20 s (the whole suite
     /// shares two cores: the close's task may wait its turn for seconds).
     private func waitUntilClosing(_ store: LogStore) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(20))
         while ContinuousClock.now < deadline {
             do {
                 _ = try await store.info()
@@ -330,7 +330,7 @@ struct StoreLifecycleTests {
             try await logAndRelease(url)
             // The writer drains, closes its connection (the last of the store's descriptors)
             // and ends; the lock goes with it.
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(5))
             var stillOpen = openFiles(in: url)
             while !stillOpen.isEmpty || !lockIsFree(url), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
@@ -497,6 +497,25 @@ struct StoreLifecycleTests {
 
             #expect(try directoryListing(url) == filesBefore)
             #expect(try Data(contentsOf: url.appendingPathComponent("logs.sqlite")) == databaseBefore)
+        }
+    }
+
+    /// Two opens racing to create one store agree on its identity: the manifest is created
+    /// without replacing one that appeared meanwhile, so neither open is refused as another
+    /// store's, and the store opens again afterwards. (Each open writes the manifest with
+    /// `link(2)`; before that, the last rename won and the database could record the other id.)
+    @Test func twoOpensCreatingOneStoreAgreeOnItsIdentity() async throws {
+        for _ in 0..<10 {
+            try await withTemporaryStoreURL { url in
+                async let first = LogStore(storeURL: url)
+                async let second = LogStore(storeURL: url)
+                let stores = try await [first, second]
+                let ids = try await [stores[0].info().storeID, stores[1].info().storeID]
+                #expect(ids[0] == ids[1])
+                for store in stores { try await store.close() }
+                let reopened = try await withStore(at: url) { store in try await store.info().storeID }
+                #expect(reopened == ids[0])
+            }
         }
     }
 }

@@ -82,7 +82,7 @@ struct SweepProgressTests {
                         reports.append(progress)
                         return reports.count == 1
                     }
-                    if isFirst { _ = release.wait(timeout: .now() + 30) }
+                    if isFirst { _ = release.wait(timeout: .now() + TimeScale.scaled(30)) }
                 }
             }
             do {

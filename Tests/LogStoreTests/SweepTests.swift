@@ -32,7 +32,7 @@ struct SweepTests {
 
     /// Waits (at most `seconds`) until the schedule has asked `waits` for a wait.
     static func firstWait(_ waits: Recorder<[Duration]>, seconds: Double = 10) async throws -> Duration {
-        let deadline = ContinuousClock.now + .seconds(seconds)
+        let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(seconds))
         while ContinuousClock.now < deadline {
             if let first = waits.current.first { return first }
             try await Task.sleep(for: .milliseconds(5))
@@ -466,7 +466,7 @@ struct SweepTests {
             for _ in 0..<parked { Task.detached { release.wait() } }
             defer { for _ in 0..<parked { release.signal() } }
             var sweep: LogStore.SweepReport?
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(TimeScale.scaled(5))
             while sweep == nil && Date() < deadline {
                 usleep(10_000)  // blocking on purpose: the pool is parked
                 sweep = try Manifest.read(in: url).lastSweep
@@ -517,7 +517,7 @@ struct SweepTests {
             let later = Self.now.addingTimeInterval(2 * 3_600)
             configuration.timeSource = Self.stoppedClock(at: later)
             try await withStore(at: url, options: [.sweep], configuration: configuration) { store in
-                let deadline = Date().addingTimeInterval(10)
+                let deadline = Date().addingTimeInterval(TimeScale.scaled(10))
                 while try await store.info().lastSweep?.date != later, Date() < deadline {
                     try await Task.sleep(for: .milliseconds(10))
                 }
@@ -541,7 +541,7 @@ struct SweepTests {
                 if i.isMultiple(of: 1_000) { try await store.flush() }
             }
             try await store.flush()
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(10))
             while try await store.info().lastSweep == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -593,7 +593,7 @@ struct SweepTests {
                     let count = try? observer.integer("SELECT coalesce(sum(count), 0) FROM message_counts")
                     return Int((count ?? nil) ?? Int64(Self.killedStoreSize))
                 }
-                let deadline = Date().addingTimeInterval(20)
+                let deadline = Date().addingTimeInterval(TimeScale.scaled(20))
                 while child.isRunning, Date() < deadline, counted() >= Self.killedStoreSize {
                     usleep(200)
                 }

@@ -254,13 +254,14 @@ final class ChildProcess: Sendable {
 
     var identifier: Int32 { process.processIdentifier }
 
-    /// Its exit status once it ends within `seconds` (waited for off the cooperative pool);
+    /// Its exit status once it ends within `seconds` (stretched by ``TimeScale``; waited for off
+    /// the cooperative pool);
     /// killed and `nil` when it does not.
     func waitForExit(seconds: Double) async throws -> Int32? {
         let ended = self.ended
         let inTime = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
-                continuation.resume(returning: ended.wait(timeout: .now() + seconds) == .success)
+                continuation.resume(returning: ended.wait(timeout: .now() + TimeScale.scaled(seconds)) == .success)
             }
         }
         guard inTime else {

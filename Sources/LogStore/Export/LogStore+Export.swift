@@ -137,10 +137,15 @@ extension LogStore {
     /// cooperative threads.
     /// Errors come out as the store reports them (no `DatabaseError` escapes).
     static func offCooperativeThreads<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        let handover = ThreadHandover()
+        let value = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try work() }.mapError { StoreCore.reported($0) })
+                let result = Result { try work() }.mapError { StoreCore.reported($0) }
+                handover.publish()
+                continuation.resume(with: result)
             }
         }
+        handover.receive()
+        return value
     }
 }

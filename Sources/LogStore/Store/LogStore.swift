@@ -60,13 +60,17 @@ public actor LogStore {
         self.options = options
         self.configuration = configuration
         // Opening reads files and runs SQL: keep it off Swift's cooperative threads.
+        let handover = ThreadHandover()
         let opened = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
+                let result = Result {
                     try StoreOpener.open(directory: storeURL, options: options, configuration: configuration)
-                })
+                }
+                handover.publish()
+                continuation.resume(with: result)
             }
         }
+        handover.receive()
         self.core = opened.core
         self.session = opened.session
         self.archiveInfo = nil
@@ -108,13 +112,15 @@ public actor LogStore {
     ///   for an archive of a newer format or schema; ``LogStoreError/fileSystem(_:operation:errno:)`` when
     ///   extracting fails (`ENOSPC` when the temporary volume lacks room).
     public init(archiveURL: URL, limits: ArchiveLimits = ArchiveLimits(), configuration: Configuration = Configuration()) async throws {
+        let handover = ThreadHandover()
         let opened = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    try ArchiveOpener.open(archiveURL, limits: limits, configuration: configuration)
-                })
+                let result = Result { try ArchiveOpener.open(archiveURL, limits: limits, configuration: configuration) }
+                handover.publish()
+                continuation.resume(with: result)
             }
         }
+        handover.receive()
         self.storeURL = archiveURL
         self.options = .readonly
         self.configuration = configuration

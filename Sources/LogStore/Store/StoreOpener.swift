@@ -176,8 +176,10 @@ enum StoreOpener {
         let manifestURL = directory.appendingPathComponent(Manifest.fileName)
         if !Files.exists(manifestURL) {
             // An empty directory (made by the caller) may become a store; anything else is not ours.
-            // One that cannot be listed is reported, never taken for empty.
+            // One that cannot be listed is reported, never taken for empty. The manifest another
+            // process is creating right now (its temporary file) does not count.
             let contents = try Files.directoryEntries(directory)
+                .filter { !Files.isAtomicWriteTemporary($0, of: Manifest.fileName) }
             guard canCreate, contents.isEmpty else {
                 throw LogStoreError.storeInvalid(directory, reason: "manifest.json is missing")
             }

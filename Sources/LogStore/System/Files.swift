@@ -27,18 +27,8 @@ enum Files {
     /// Writes `data` to a temporary file in the same directory, syncs it and renames it over
     /// `url`, so readers see the old or the new content, never a part.
     static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(atomicWriteSuffix)")
-        let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
-        case .success(let opened): descriptor = opened
-        case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
-        }
-        var failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) }
-        if failure == nil { failure = SystemCall.errnoOf { fsync(descriptor) } }
-        close(descriptor)
-        if failure == nil { failure = SystemCall.errnoOf { rename(temporary.path, url.path) } }
-        if let failure {
+        let temporary = try writeSyncedTemporary(data, beside: url)
+        if let failure = SystemCall.errnoOf({ rename(temporary.path, url.path) }) {
             unlink(temporary.path)
             throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code)
         }
@@ -48,18 +38,8 @@ enum Files {
     /// file, synced, then hard-linked to the name (`link(2)` never replaces). Returns false when
     /// the name was taken (by another process racing to create it), leaving that file alone.
     static func writeNew(_ data: Data, to url: URL) throws -> Bool {
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(atomicWriteSuffix)")
-        let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
-        case .success(let opened): descriptor = opened
-        case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
-        }
+        let temporary = try writeSyncedTemporary(data, beside: url)
         defer { unlink(temporary.path) }
-        var failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) }
-        if failure == nil { failure = SystemCall.errnoOf { fsync(descriptor) } }
-        close(descriptor)
-        if let failure { throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code) }
         guard let error = SystemCall.errnoOf({ link(temporary.path, url.path) }) else { return true }
         if error.code == EEXIST { return false }
         guard [EPERM, EOPNOTSUPP, ENOTSUP].contains(error.code) else {
@@ -75,17 +55,41 @@ enum Files {
 
     private static let atomicWriteSuffix = ".tmp"
 
+    /// Whether `name` is a temporary file of an atomic write of `fileName` (`.<fileName>.<UUID>.tmp`).
+    static func isAtomicWriteTemporary(_ name: String, of fileName: String) -> Bool {
+        let prefix = ".\(fileName)."
+        guard name.hasPrefix(prefix), name.hasSuffix(atomicWriteSuffix) else { return false }
+        return UUID(uuidString: String(name.dropFirst(prefix.count).dropLast(atomicWriteSuffix.count))) != nil
+    }
+
+    /// `data` in a new owner-only file `.<name>.<UUID>.tmp` beside `url`, synced; removed again
+    /// when writing fails.
+    private static func writeSyncedTemporary(_ data: Data, beside url: URL) throws -> URL {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(atomicWriteSuffix)")
+        let descriptor: Int32
+        switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
+        }
+        var failure = data.withUnsafeBytes { SystemCall.writeAll($0, to: descriptor) }
+        if failure == nil { failure = SystemCall.errnoOf { fsync(descriptor) } }
+        close(descriptor)
+        if let failure {
+            unlink(temporary.path)
+            throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code)
+        }
+        return temporary
+    }
+
     /// Removes the temporary files of ``writeAtomically(_:to:)`` calls for `url` that a killed
     /// process left (`.<name>.<UUID>.tmp`, this user's regular files only), those older than
     /// `age` seconds (a write in progress is younger); what cannot be removed stays for next time.
     static func removeAbandonedAtomicWrites(of url: URL, olderThan age: TimeInterval) {
         let directory = url.deletingLastPathComponent()
-        let prefix = ".\(url.lastPathComponent)."
         guard let names = try? directoryEntries(directory) else { return }
         let cutoff = Date().addingTimeInterval(-age)
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(atomicWriteSuffix) {
-            let middle = name.dropFirst(prefix.count).dropLast(atomicWriteSuffix.count)
-            guard UUID(uuidString: String(middle)) != nil else { continue }
+        for name in names where isAtomicWriteTemporary(name, of: url.lastPathComponent) {
             let path = directory.appendingPathComponent(name).path
             var info = stat()
             guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(),

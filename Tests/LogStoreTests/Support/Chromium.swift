@@ -9,7 +9,8 @@ enum Chromium {
 
     /// The DOM after the page's scripts ran (`--dump-dom`), loading `url` (a `file:` URL, with
     /// its fragment) in a fresh profile under `profile`. Blocking: call it from ``onOwnThread(_:)``.
-    /// The browser is killed after `seconds`, so a stuck run fails the test instead of hanging it.
+    /// The browser is killed after `seconds` (stretched by ``TimeScale``), so a stuck run fails the
+    /// test instead of hanging it.
     static func dumpDOM(_ url: String, profile: URL, seconds: Double = 30) throws -> String {
         guard let path else { throw ShellError(command: "chromium", status: -1, output: "not installed") }
         let process = Process()
@@ -27,7 +28,7 @@ enum Chromium {
         try process.run()
         let pid = process.processIdentifier
         let timer = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds), execute: timer)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         timer.cancel()

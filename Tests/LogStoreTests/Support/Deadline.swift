@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 
 /// Runs `work` in an unstructured task and returns its result, or `nil` when it has not finished
-/// `seconds` after the start. A deadlocked store makes the test fail instead of hanging: the
+/// `seconds` (stretched by ``TimeScale``) after the start. A deadlocked store makes the test fail instead of hanging: the
 /// stuck task is left behind (a task group would wait for it).
 func withinDeadline<T: Sendable>(
     seconds: Double, _ work: @escaping @Sendable () async throws -> T
@@ -17,13 +17,13 @@ func withinDeadline<T: Sendable>(
             if isFirst { continuation.resume(with: result) }
         }
         Task.detached { resume(await Result<T?, any Error>(catching: { try await work() })) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { resume(.success(nil)) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds)) { resume(.success(nil)) }
     }
     return outcome
 }
 
-/// Runs blocking `work` on a global queue (off the cooperative pool) within a deadline:
-/// whether it returned in time.
+/// Runs blocking `work` on a global queue (off the cooperative pool) within a deadline of
+/// `seconds` (stretched by ``TimeScale``): whether it returned in time.
 func returnsWithinDeadline(seconds: Double, _ work: @escaping @Sendable () -> Void) async -> Bool {
     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
         let resumed = Mutex(false)
@@ -38,7 +38,7 @@ func returnsWithinDeadline(seconds: Double, _ work: @escaping @Sendable () -> Vo
             work()
             resume(true)
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { resume(false) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds)) { resume(false) }
     }
 }
 

@@ -7,8 +7,9 @@ final class HeldWriter: Sendable {
     private let entered = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)
     private let isFirst = Recorder(true)
-    /// The longest a writer stays held when the test never releases it.
-    static let longestHold: Double = 60
+    /// The longest a writer stays held when the test never releases it (stretched by
+    /// ``TimeScale``: a sanitized flood can take longer than a minute to fill the buffer).
+    static let longestHold: Double = TimeScale.scaled(60)
 
     /// Installs the hold on `configuration`.
     func hold(_ configuration: inout LogStore.Configuration) {
@@ -23,11 +24,12 @@ final class HeldWriter: Sendable {
         }
     }
 
-    /// Returns once the writer is held; throws when it is not within `seconds`.
+    /// Returns once the writer is held; throws when it is not within `seconds` (stretched by
+    /// ``TimeScale``).
     func waitUntilHeld(seconds: Double = 30) async throws {
         let held = await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [entered] in
-                continuation.resume(returning: entered.wait(timeout: .now() + seconds) == .success)
+                continuation.resume(returning: entered.wait(timeout: .now() + TimeScale.scaled(seconds)) == .success)
             }
         }
         guard held else { throw TimeLimitExceeded(seconds: seconds) }

@@ -80,7 +80,7 @@ struct LoopbackHTTPServer: Sendable {
         try process.run()
         let pid = process.processIdentifier
         let timer = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: timer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(60), execute: timer)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData

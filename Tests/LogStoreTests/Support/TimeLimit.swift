@@ -4,11 +4,16 @@ import LogStore
 
 /// A wait in a test took longer than its bound: the test fails instead of hanging the suite.
 struct TimeLimitExceeded: Error, CustomStringConvertible {
+    /// The bound as the test wrote it; the wait lasted that times ``TimeScale/factor``.
     let seconds: Double
-    var description: String { "gave up after \(seconds) s" }
+    var description: String {
+        TimeScale.factor == 1
+            ? "gave up after \(seconds) s" : "gave up after \(TimeScale.scaled(seconds)) s (\(seconds) s × time scale \(TimeScale.factor))"
+    }
 }
 
-/// Runs `body`, throwing ``TimeLimitExceeded`` when it takes longer than `seconds` (a stuck body
+/// Runs `body`, throwing ``TimeLimitExceeded`` when it takes longer than `seconds` (stretched by
+/// ``TimeScale``; a stuck body
 /// is left behind: see ``withinDeadline(seconds:_:)``).
 func withinTimeLimit<T: Sendable>(
     seconds: Double = 30, _ body: @escaping @Sendable () async throws -> T
@@ -32,14 +37,15 @@ func collect(
 }
 
 /// Calls `check` every 5 ms on a thread of its own (not Swift's cooperative pool, which other
-/// tests may keep busy) until it returns `true` or `seconds` pass; returns the state it built.
+/// tests may keep busy) until it returns `true` or `seconds` (stretched by ``TimeScale``) pass;
+/// returns the state it built.
 func watchOnThread<State: Sendable>(
     seconds: Double, initial: State? = nil, _ check: @escaping @Sendable (inout State) throws -> Bool
 ) async throws -> State where State: ExpressibleByArrayLiteral {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
             var state: State = initial ?? []
-            let deadline = Date().addingTimeInterval(seconds)
+            let deadline = Date().addingTimeInterval(TimeScale.scaled(seconds))
             do {
                 while try !check(&state), Date() < deadline { usleep(5_000) }
                 continuation.resume(returning: state)
