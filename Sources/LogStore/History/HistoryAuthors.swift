@@ -67,6 +67,7 @@ enum HistoryAuthors {
         let registered = Set(rows.map(\.name))
         guard required.isSubset(of: registered) else { return nil }
         let holding = rows.filter { !$0.isBatch && $0.retired == nil }
-        return holding.map(\.cursor).min() ?? (try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0)
+        if let lowest = holding.map(\.cursor).min() { return lowest }
+        return try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
     }
 }
