@@ -105,6 +105,11 @@ extension LogStore {
         /// from then on.
         public var recordsSessionOnOpen: Bool = true
 
+        /// The change history this process writes and reads (``HistoryConfiguration``): nil (the
+        /// default) writes none. With it, every transaction records what it changed, by id
+        /// ranges, under ``HistoryConfiguration/currentAuthor``.
+        public var history: HistoryConfiguration? = nil
+
         /// What is replaced by `<private>` in every network event, on every path
         /// (``LogStore/storeRequest(_:response:error:data:metrics:label:taskDescription:taskType:createdAt:direction:)``,
         /// ``NetworkLogger``), before bodies are hashed, stored or published, and before

@@ -74,7 +74,7 @@ enum StoreOpener {
         }
 
         let connection = try openWriter(directory: directory, options: options)
-        let prepared: (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore)
+        let prepared: (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?)
         do {
             prepared = try prepareWriter(
                 connection, directory: directory, options: options, configuration: configuration,
@@ -91,6 +91,7 @@ enum StoreOpener {
             connection: connection, session: prepared.record, blobs: prepared.blobs,
             bodySizeLimit: configuration.bodySizeLimit,
             transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit))
+        batchWriter.history = prepared.history
         let openBackgroundReader: (@Sendable () throws -> Connection)? =
             readsThroughWriter ? nil : { @Sendable in try openReader(directory: directory, options: options) }
         let writer = StoreWriter(
@@ -109,7 +110,7 @@ enum StoreOpener {
     private static func prepareWriter(
         _ connection: Connection, directory: URL, options: LogStore.Options,
         configuration: LogStore.Configuration, manifest: Manifest, session: LogStore.Session
-    ) throws -> (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore) {
+    ) throws -> (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?) {
         if !options.contains(.unsafe) && !options.contains(.inMemory) {
             // After a checkpoint the WAL is cut back to this size, or it would keep the size of
             // the largest transaction ever written: a sixteenth of the size limit, 256 KiB–64 MiB.
@@ -132,12 +133,18 @@ enum StoreOpener {
         let previousHost = try previousSessionHost(connection)
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
+        let history = try configuration.history.map { history in
+            try connection.transaction(.immediate) {
+                try HistoryRecorder(authorID: HistoryAuthors.register(
+                    history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor), on: connection))
+            }
+        }
         let sessionRecord = configuration.recordsSessionOnOpen
-            ? try insertSession(current, into: connection) : try unrecordedSession(current)
+            ? try insertSession(current, into: connection, history: history) : try unrecordedSession(current)
         let blobs = try BlobStore(
             connection: connection, directory: options.contains(.inMemory) ? nil : directory,
             settings: BlobStore.Settings(configuration: configuration, options: options))
-        return (lock, current, sessionRecord, blobs)
+        return (lock, current, sessionRecord, blobs, history)
     }
 
     /// The database must be this store's: another store's WAL (or database file) beside the
@@ -406,12 +413,16 @@ enum StoreOpener {
         return try? StoreJSON.decoder.decode(HostSnapshot.self, from: Data(json.utf8))
     }
 
-    private static func insertSession(_ session: LogStore.Session, into connection: Connection) throws -> SessionRecord {
+    private static func insertSession(
+        _ session: LogStore.Session, into connection: Connection, history: HistoryRecorder?
+    ) throws -> SessionRecord {
         var record = try unrecordedSession(session)
         try connection.transaction(.immediate) {
             // Counted like every writer transaction: a WAL holding only this still names its store.
             try connection.execute(StoreIdentity.countCommitSQL)
             try record.insert(into: connection)
+            history?.record(.session, .insert, id: record.rowID)
+            try history?.flush(connection)
         }
         return record
     }
