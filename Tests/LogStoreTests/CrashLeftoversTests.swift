@@ -12,7 +12,7 @@ import Testing
 /// temporary file (`.manifest.json.<UUID>.tmp`) goes at the next open by the store's only writer.
 @Suite("Crash leftovers")
 struct CrashLeftoversTests {
-    /// A set's member beside `directory/target`, created with `bytes` of content.
+    /// A set's member beside `directory/target` (a line of text), `age` seconds old.
     @discardableResult
     static func plant(_ directory: URL, _ target: String, token: String, kind: String, age: TimeInterval = 0) throws -> String {
         let name = ".\(target).\(token).logstore-\(kind)"

@@ -43,12 +43,10 @@ struct Manifest: Codable, Sendable, Equatable {
         return manifest
     }
 
-    /// Removes what manifest writes of killed processes left in `directory`: any such file when
-    /// this process is the store's only writer, else only those old enough that no write of a
-    /// live process can still be under way.
-    static func removeAbandonedWrites(in directory: URL, isSoleWriter: Bool) {
-        Files.removeAbandonedAtomicWrites(
-            of: directory.appendingPathComponent(fileName), olderThan: isSoleWriter ? -1 : 600)
+    /// Removes what manifest writes of killed processes left in `directory`, those older than
+    /// `age` seconds (the opener's crash-cleanup age: any, for the store's only writer).
+    static func removeAbandonedWrites(in directory: URL, olderThan age: TimeInterval) {
+        Files.removeAbandonedAtomicWrites(of: directory.appendingPathComponent(fileName), olderThan: age)
     }
 
     /// Writes the manifest of a new store, unless another process wrote one first: then that

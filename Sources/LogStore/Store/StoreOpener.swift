@@ -24,8 +24,7 @@ enum StoreOpener {
             }
             switch error {
             case let error as LogStoreError: throw error
-            case let error as DatabaseError where error.isCorrupt:
-                throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+            case let error as DatabaseError where error.isCorrupt: throw corruption(error, in: directory)
             default: throw LogStoreError(error)
             }
         }
@@ -126,8 +125,12 @@ enum StoreOpener {
             finding: translate(directory) { try StoreIdentity.claim(connection, storeID: manifest.storeId) })
         let lock = options.contains(.inMemory) ? nil : try StoreLock(directory: directory)
         if let lock {
-            try removeOrphanBlobs(directory: directory, connection: connection, isSoleWriter: lock.isExclusive)
-            Manifest.removeAbandonedWrites(in: directory, isSoleWriter: lock.isExclusive)
+            // What a crash left behind: body files without rows, stale temporary files, a
+            // manifest write's temporary file. When another process has the store open it may be
+            // about to commit a file it just wrote, so then only files older than a few minutes go.
+            let age: TimeInterval = lock.isExclusive ? -1 : 600
+            _ = try BlobStore.removeOrphans(directory: directory, connection: connection, olderThan: age)
+            Manifest.removeAbandonedWrites(in: directory, olderThan: age)
             lock.share()
         }
         let previousHost = try previousSessionHost(connection)
@@ -156,14 +159,6 @@ enum StoreOpener {
             reason: "logs.sqlite (with its -wal file) holds the rows of another store (\(other)), not of this "
                 + "manifest's (\(manifest.storeId.uuidString)): a file was copied in from elsewhere, most likely "
                 + "logs.sqlite-wal. Nothing was changed; put the store's own files back, or move the directory aside")
-    }
-
-    /// Deletes body files a crash left without rows, and stale temporary files. When another
-    /// process has the store open it may be about to commit a file it just wrote, so then only
-    /// files older than a few minutes go.
-    private static func removeOrphanBlobs(directory: URL, connection: Connection, isSoleWriter: Bool) throws {
-        _ = try BlobStore.removeOrphans(
-            directory: directory, connection: connection, olderThan: isSoleWriter ? -1 : 600)
     }
 
     // MARK: The directory and the manifest
@@ -387,11 +382,16 @@ enum StoreOpener {
     }
 
     /// Turns SQLite's "not a database" and "cannot open" into store errors that name the file.
+    /// SQLite's "not a database" / "malformed" as the store reports it.
+    private static func corruption(_ error: DatabaseError, in directory: URL) -> LogStoreError {
+        .storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+    }
+
     private static func translate<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError where error.isCorrupt {
-            throw LogStoreError.storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+            throw corruption(error, in: directory)
         } catch let error as DatabaseError where error.isCannotOpen {
             // SQLite reports the errno of its last attempt (often the WAL's), which can mislead:
             // a directory nobody may create files in is the usual cause, so say that when true.
