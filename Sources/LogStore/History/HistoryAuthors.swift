@@ -34,12 +34,20 @@ enum HistoryAuthors {
         return id
     }
 
-    /// Moves `author`'s cursor to `seq` (never backwards), counting a merge. Run in the same
-    /// transaction as whatever the consumption it records wrote.
-    static func advance(_ authorID: Int64, to seq: Int64, on connection: Connection, at date: Date = Date()) throws {
-        try connection.run("""
-            UPDATE history_authors SET cursor = max(cursor, ?), last_merge = ?, merges = merges + 1 WHERE id = ?
-            """, [.integer(seq), .real(date.timeIntervalSince1970), .integer(authorID)])
+    /// Moves `author`'s cursor to `seq` (never backwards), counting a merge unless it only
+    /// skips the author's own changes. Run in the same transaction as whatever the consumption
+    /// it records wrote.
+    static func advance(
+        _ authorID: Int64, to seq: Int64, on connection: Connection, countsMerge: Bool = true, at date: Date = Date()
+    ) throws {
+        if countsMerge {
+            try connection.run("""
+                UPDATE history_authors SET cursor = max(cursor, ?), last_merge = ?, merges = merges + 1 WHERE id = ?
+                """, [.integer(seq), .real(date.timeIntervalSince1970), .integer(authorID)])
+        } else {
+            try connection.run(
+                "UPDATE history_authors SET cursor = max(cursor, ?) WHERE id = ?", [.integer(seq), .integer(authorID)])
+        }
     }
 
     /// Every author, by name.

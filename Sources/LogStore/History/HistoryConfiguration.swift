@@ -51,4 +51,7 @@ public struct HistoryConfiguration: Sendable, Hashable {
     func isRequired(_ author: String) -> Bool {
         allAuthors.contains(author) && !batchAuthors.contains(author)
     }
+
+    /// The authors whose registration cleanup waits for: every consumer, batch authors aside.
+    var requiredAuthors: Set<String> { allAuthors.subtracting(batchAuthors) }
 }

@@ -29,6 +29,9 @@ public actor LogStore {
     nonisolated let core: StoreCore
     /// `nil` for a read-only store.
     nonisolated let sweeper: Sweeper?
+    /// The current author's consumption of history; `nil` without a history configuration or
+    /// for a read-only store.
+    nonisolated let historyMerger: HistoryMerger?
     private var lifecycle: Lifecycle = .open
 
     /// Where the store is in its life. Every method that suspends re-checks it afterwards: a
@@ -81,8 +84,15 @@ public actor LogStore {
                 writer.watchSize(limit: configuration.sizeSweepThreshold) { [weak sweeper] in sweeper?.requestSizeSweep() }
                 sweeper.startSchedule()
             }
+            if let history = configuration.history, let authorID = opened.historyAuthorID {
+                self.historyMerger = HistoryMerger(
+                    configuration: history, authorID: authorID, core: opened.core, writer: writer)
+            } else {
+                self.historyMerger = nil
+            }
         } else {
             self.sweeper = nil
+            self.historyMerger = nil
         }
     }
 
@@ -128,6 +138,7 @@ public actor LogStore {
         self.session = opened.session
         self.archiveInfo = opened.core.archive?.file.info
         self.sweeper = nil
+        self.historyMerger = nil
     }
 
     /// Every event committed from now on (messages, and network events once those land), for
@@ -171,7 +182,7 @@ public actor LogStore {
     public func close() async throws {
         if case .open = lifecycle { lifecycle = .closing }
         Self.stopSharing(self)
-        let result = await Self.shutDown(core, sweeper)
+        let result = await Self.shutDown(core, sweeper, historyMerger)
         // Re-checked after the suspension: a destroy() that began meanwhile keeps its state.
         if case .closing = lifecycle { lifecycle = .closed }
         try result.get()
@@ -194,9 +205,9 @@ public actor LogStore {
             break
         }
         Self.stopSharing(self)
-        let task = Task { [core, sweeper, storeURL, options] in
+        let task = Task { [core, sweeper, historyMerger, storeURL, options] in
             // The files go either way; a commit failure does not matter any more.
-            _ = await Self.shutDown(core, sweeper)
+            _ = await Self.shutDown(core, sweeper, historyMerger)
             guard !options.contains(.inMemory), Files.exists(storeURL) else { return }
             try await Self.removeDirectory(storeURL)
         }
@@ -215,13 +226,17 @@ public actor LogStore {
         // Released without close(): the writer would otherwise run, and hold the lock and the
         // files open, until the process ends. What was logged is still committed.
         sweeper?.stopSchedule()
+        historyMerger?.close()
         core.closeInBackground()
     }
 
     /// The shutdown both `close()` and `destroy()` wait for: the schedule stops, the core
     /// drains and closes (once, whoever asks first), and a sweep in progress ends.
-    private static func shutDown(_ core: StoreCore, _ sweeper: Sweeper?) async -> Result<Void, LogStoreError> {
+    private static func shutDown(
+        _ core: StoreCore, _ sweeper: Sweeper?, _ historyMerger: HistoryMerger?
+    ) async -> Result<Void, LogStoreError> {
         sweeper?.stopSchedule()
+        historyMerger?.close()
         let result = await core.close()
         // A sweep in progress ends at its next step once the writer stops; wait for it, so it
         // writes nothing (its report) after close() returns.

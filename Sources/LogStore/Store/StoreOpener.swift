@@ -6,6 +6,8 @@ enum StoreOpener {
     struct Opened: Sendable {
         let core: StoreCore
         let session: LogStore.Session
+        /// This process's `history_authors` row, when history is on and the store writable.
+        var historyAuthorID: Int64? = nil
     }
 
     static func open(
@@ -101,7 +103,7 @@ enum StoreOpener {
         let core = StoreCore(
             directory: directory, options: options, configuration: configuration,
             buffer: buffer, writer: writer, readers: readers, manifest: manifest, lock: lock)
-        return Opened(core: core, session: current)
+        return Opened(core: core, session: current, historyAuthorID: prepared.history?.authorID)
     }
 
     /// The writer's part of the open that can still fail: settings, the identity check, the

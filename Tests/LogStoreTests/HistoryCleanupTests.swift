@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+@testable import LogStore
+
+/// History goes only up to the lowest cursor of the authors that consume it, only once all of
+/// them have registered; batch authors never hold it back; the manual cleaner follows the rule
+/// of the automatic strategies.
+@Suite("History cleanup")
+struct HistoryCleanupTests {
+    static func log(_ store: LogStore, _ count: Int = 1) async throws {
+        for i in 0..<count { store.storeMessage(label: "app", level: .info, message: "m \(i)") }
+        try await store.flush()
+    }
+
+    /// Registers a merge hook on `store` and waits until its cursor reaches what `writer` wrote.
+    static func consume(_ store: LogStore, as author: String, upTo writer: LogStore) async throws {
+        _ = await store.registerMergeHook { _ in .goOn }
+        let last = try await lastHistorySequence(writer)
+        try await waitFor { try await historyCursor(author, in: store) ?? 0 >= last }
+    }
+
+    @Test func noneKeepsEverythingAndTheCleanerDeletesOnlyWhatEveryAuthorConsumed() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withAuthorStores(url, [
+                historyConfiguration("server", allAuthors: ["worker"]), historyConfiguration("worker"),
+            ]) { stores in
+                let (server, worker) = (stores[0], stores[1])
+                try await Self.log(server, 3)
+                try await Self.consume(worker, as: "worker", upTo: server)
+                #expect(try await historyRowCount(server) >= 3)
+                // The server consumes nothing: its cursor (its registration) bounds the cleaner.
+                let serverCursor = try #require(try await historyCursor("server", in: server))
+                let report = try await server.historyCleaner().clean()
+                #expect(report.cleanedThrough == serverCursor)
+                let kept = try await server.read { db in
+                    try db.rows("SELECT min(seq) FROM history").first?[0].integer
+                }
+                #expect(kept.map { $0 > serverCursor } ?? true)
+            }
+        }
+    }
+
+    @Test func anUnregisteredConsumerHoldsEverythingBackUntilItsFirstOpen() async throws {
+        try await withTemporaryStoreURL { url in
+            let server = try await LogStore(
+                storeURL: url, configuration: historyConfiguration("server", allAuthors: ["worker"]))
+            try await Self.log(server, 2)
+            let before = try await server.historyCleaner().clean()
+            #expect(before.cleanedThrough == nil)
+            #expect(before.deletedChanges == 0)
+            // The worker opens once and merges nothing: its cursor starts at the end of history,
+            // so it does not hold back what came before it.
+            let worker = try await LogStore(storeURL: url, configuration: historyConfiguration("worker"))
+            try await worker.close()
+            _ = await server.registerMergeHook { _ in .goOn }
+            try await Self.log(server)
+            let workerCursor = try #require(try await historyCursor("worker", in: server))
+            try await waitFor { try await historyCursor("server", in: server) ?? 0 >= workerCursor }
+            let after = try await server.historyCleaner().clean()
+            #expect(after.cleanedThrough == workerCursor)
+            #expect(after.deletedChanges > 0)
+            try await server.close()
+        }
+    }
+
+    @Test func aBatchAuthorNeverHoldsCleanupBack() async throws {
+        try await withTemporaryStoreURL { url in
+            let all: Set<String> = ["server", "worker", "nightly"]
+            try await withAuthorStores(url, [
+                historyConfiguration("server", allAuthors: all, batchAuthors: ["nightly"], cleanStrategy: .everyNMerges(1)),
+                historyConfiguration("worker", allAuthors: all, batchAuthors: ["nightly"], cleanStrategy: .everyNMerges(1)),
+                historyConfiguration("nightly", allAuthors: all, batchAuthors: ["nightly"]),
+            ]) { stores in
+                let (server, worker, nightly) = (stores[0], stores[1], stores[2])
+                try await Self.log(nightly, 5)
+                try await Self.consume(server, as: "server", upTo: nightly)
+                try await Self.consume(worker, as: "worker", upTo: nightly)
+                try await Self.log(nightly)
+                // Each merge cleans; once both consumers have the nightly's changes, they go,
+                // though the nightly merges nothing.
+                let last = try await lastHistorySequence(nightly)
+                try await waitFor { try await historyCursor("server", in: server) ?? 0 >= last }
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= last }
+                try await worker.historyCleaner().clean()
+                let left = try await server.read { db in
+                    try db.rows("SELECT count(*) FROM history WHERE seq <= ?", [.integer(last)]).first?[0].integer
+                }
+                #expect(left == 0)
+            }
+        }
+    }
+
+    @Test func everyNMergesCleansAfterThatManyMerges() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withAuthorStores(url, [
+                historyConfiguration("server", batchAuthors: ["server"]),
+                historyConfiguration("worker", cleanStrategy: .everyNMerges(2)),
+            ]) { stores in
+                let (server, worker) = (stores[0], stores[1])
+                // The server only writes: the worker's cursor alone bounds cleanup.
+                _ = await worker.registerMergeHook { _ in .goOn }
+                try await Self.log(server)
+                let first = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= first }
+                let afterOne = try await worker.read { db in
+                    try db.rows("SELECT last_cleanup, (SELECT count(*) FROM history WHERE seq <= ?) FROM history_state",
+                        [.integer(first)]).first
+                }
+                #expect(afterOne?[0].real == nil)
+                #expect(afterOne?[1].integer ?? 0 > 0)
+                try await Self.log(server)
+                let second = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= second }
+                let afterTwo = try await worker.read { db in
+                    try db.rows("SELECT last_cleanup, (SELECT count(*) FROM history WHERE seq <= ?) FROM history_state",
+                        [.integer(second)]).first
+                }
+                #expect(afterTwo?[0].real != nil)
+                #expect(afterTwo?[1].integer == 0)
+            }
+        }
+    }
+
+    @Test func byDurationCleansAfterAMergeOncePerInterval() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withAuthorStores(url, [
+                historyConfiguration("server"),
+                historyConfiguration("worker", cleanStrategy: .byDuration(.seconds(3600))),
+            ]) { stores in
+                let (server, worker) = (stores[0], stores[1])
+                _ = await worker.registerMergeHook { _ in .goOn }
+                try await Self.log(server)
+                let first = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= first }
+                let cleaned = try await worker.read { db in
+                    try db.rows("SELECT last_cleanup, cleaned_through FROM history_state").first
+                }
+                #expect(cleaned?[0].real != nil)
+                let through = cleaned?[1].integer
+                try await Self.log(server)
+                let second = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= second }
+                // Within the hour: the second merge does not clean again.
+                let again = try await worker.read { db in
+                    try db.rows("SELECT cleaned_through FROM history_state").first?[0].integer
+                }
+                #expect(again == through)
+            }
+        }
+    }
+}

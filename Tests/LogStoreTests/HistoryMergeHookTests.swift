@@ -1,0 +1,60 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LogStore
+
+/// Merge hooks run as an ordered chain (`before:` places one), `.finish` ends it, and a hook
+/// that throws leaves the cursor where it was, so the batch comes again.
+@Suite("History merge hooks")
+struct HistoryMergeHookTests {
+    static func serverAndWorker(_ url: URL, _ body: (LogStore, LogStore) async throws -> Void) async throws {
+        try await withAuthorStores(url, [historyConfiguration("server"), historyConfiguration("worker")]) { stores in
+            try await body(stores[0], stores[1])
+        }
+    }
+
+    @Test func theChainRunsInOrderWithBeforeAndStopsAtFinish() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.serverAndWorker(url) { server, worker in
+                let log = CallLog<String>()
+                let first = await worker.registerMergeHook { _ in log.append("first"); return .goOn }
+                _ = await worker.registerMergeHook { _ in log.append("last"); return .finish }
+                _ = await worker.registerMergeHook { _ in log.append("never"); return .goOn }
+                _ = await worker.registerMergeHook(before: first) { _ in log.append("before first"); return .goOn }
+                server.storeMessage(label: "app", level: .info, message: "one")
+                try await server.flush()
+                let last = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= last }
+                #expect(log.all == ["before first", "first", "last"])
+            }
+        }
+    }
+
+    @Test func aThrowingHookLeavesTheCursorAndGetsTheBatchAgain() async throws {
+        struct Refused: Error {}
+        try await withTemporaryStoreURL { url in
+            try await Self.serverAndWorker(url) { server, worker in
+                let start = try #require(try await historyCursor("worker", in: worker))
+                let batches = CallLog<[Int64]>()
+                let fails = Mutex(true)
+                let id = await worker.registerMergeHook { batch in
+                    batches.append(batch.transactions.map(\.id))
+                    if fails.withLock({ $0 }) { throw Refused() }
+                    return .goOn
+                }
+                server.storeMessage(label: "app", level: .info, message: "one")
+                try await server.flush()
+                try await batches.wait(for: 1)
+                #expect(try await historyCursor("worker", in: worker) == start)
+                fails.withLock { $0 = false }
+                let delivered = try await batches.wait(for: 2)
+                #expect(delivered[0] == delivered[1])
+                #expect(delivered[0].count == 1)
+                let last = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= last }
+                await worker.removeMergeHook(id: id)
+            }
+        }
+    }
+}
