@@ -229,6 +229,62 @@ import Testing
         }
     }
 
+    // MARK: Schema 8
+
+    static let v8TaskID = UUID(uuidString: "ECBE2FA9-36AA-496B-A18C-771A512CACF3")!
+
+    /// `store-v8.logstore`'s contents (Fixtures/README.md), the same read-write and read-only.
+    private func checkV8Contents(_ store: LogStore) async throws {
+        #expect(try await store.count(MessageQuery()) == 400)
+        #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 26)
+        #expect(try await store.count(MessageQuery(labels: ["http"])) == 70)
+        #expect(try await store.tasks(TaskQuery(states: [.success], limit: 100)).tasks.count == 32)
+        #expect(try await store.tasks(TaskQuery(states: [.failure], limit: 100)).tasks.count == 6)
+        #expect(try await store.tasks(TaskQuery(states: [.pending], limit: 100)).tasks.count == 2)
+        let task = try #require(try await store.task(id: Self.v8TaskID))
+        #expect(task.summary.host == "catalog.shop.internal")
+        #expect(task.summary.statusCode == 200)
+        #expect(try await store.info().blobCount == 35)
+    }
+
+    /// Schema 9 adds the change history: the migrated store keeps everything, records history
+    /// from then on, and keeps it across a reopen.
+    @Test func storeV8MigratesInPlaceAndRecordsHistoryFromThenOn() async throws {
+        try await withCopy(of: "store-v8.logstore") { url in
+            var configuration = LogStore.Configuration()
+            configuration.history = HistoryConfiguration(currentAuthor: "server")
+            let store = try await LogStore(storeURL: url, options: [], configuration: configuration)
+            #expect(try await store.info().schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
+            try await checkV8Contents(store)
+            store.storeMessage(label: "app", level: .info, message: "after the migration")
+            try await store.flush()
+            try await store.close()
+
+            let reopened = try await LogStore(storeURL: url, options: [], configuration: configuration)
+            let rows = try await reopened.read { db in
+                try db.rows("SELECT entity, operation, row_count FROM history ORDER BY seq").map { row in
+                    row.values.map { $0.integer ?? -1 }
+                }
+            }
+            // The migrating open's session, the message, the reopen's session: nothing of the
+            // fixture's own rows, which were written before history existed.
+            #expect(rows.prefix(2) == [[2, 0, 1], [0, 0, 1]])
+            #expect(rows.count == 3)
+            #expect(try await reopened.read { db in try db.scalar("PRAGMA integrity_check") } == .text("ok"))
+            try await reopened.close()
+        }
+    }
+
+    @Test func storeV8OpensReadOnly() async throws {
+        try await withCopy(of: "store-v8.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            #expect(try await store.info().schemaVersion == LogStore.Version(8, 0, 0))
+            try await checkV8Contents(store)
+            try await store.close()
+        }
+    }
+
     // MARK: Archive format 1
 
     /// The archive of the previous version (schema 6, archive format 1; it records library

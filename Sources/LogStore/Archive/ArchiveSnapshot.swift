@@ -33,6 +33,21 @@ enum ArchiveSnapshot {
         return copy
     }
 
+    /// Empties the change history (``Schema/version9``): it serves the processes sharing a live
+    /// store, and its tombstones keep fields of rows that were deleted on purpose. With
+    /// `secure_delete`, the freed pages are zeroed, so nothing of it stays in the file.
+    static func dropHistory(_ copy: Connection) throws {
+        guard try Migrations.currentVersion(copy) >= Migrations.firstVersionWithHistory else { return }
+        try copy.execute("PRAGMA secure_delete = ON")
+        try copy.transaction {
+            try copy.execute("""
+                DELETE FROM history; DELETE FROM history_authors; DELETE FROM history_gaps;
+                DELETE FROM sqlite_sequence WHERE name = 'history';
+                UPDATE history_state SET last_cleanup = NULL, cleaned_through = 0 WHERE id = 1;
+                """)
+        }
+    }
+
     /// Adds the messages the index has not covered yet (the store's writer indexes in steps, so
     /// its newest messages may not be in it; an archive never changes again, so it is indexed
     /// completely), and records it complete.

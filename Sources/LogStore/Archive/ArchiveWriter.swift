@@ -44,7 +44,10 @@ enum ArchiveWriter {
     ) throws -> ArchiveInfo {
         let copy = try ArchiveSnapshot.open(scratch)
         defer { copy.close() }
-        try progress.interruptible(copy) { try ArchiveSnapshot.catchUpSearchIndex(copy) }
+        try progress.interruptible(copy) {
+            try ArchiveSnapshot.dropHistory(copy)
+            try ArchiveSnapshot.catchUpSearchIndex(copy)
+        }
         var contents = try ArchiveSnapshot.contents(of: copy)
         let blobBytes = contents.blobFiles.reduce(Int64(0)) { $0 + Int64($1.size) }
         progress.setTotal(Files.fileSize(scratch) + blobBytes)
