@@ -13,19 +13,32 @@ public struct HistoryCleanupReport: Sendable, Hashable, Encodable {
 /// goes only up to the lowest cursor of the authors that consume it (not batch, not retired),
 /// and only once every author the configuration names as a consumer has registered.
 enum HistoryCleanup {
-    /// Deletes what the rule allows, in the caller's write transaction.
-    static func clean(required: Set<String>, on connection: Connection, at date: Date = Date()) throws
-        -> HistoryCleanupReport
+    /// The most changes one cleanup step deletes: a step is one transaction on the writer, and
+    /// logging waits for it. A merge's cleanup takes one step; the manual cleaner takes steps
+    /// until it is done.
+    static let changesPerStep = 10_000
+
+    /// Deletes up to `maxChanges` of what the rule allows, oldest first, in the caller's write
+    /// transaction.
+    ///
+    /// - Returns: what it deleted and through which seq history is now clean, and whether it
+    ///   reached the rule's limit.
+    static func clean(required: Set<String>, upTo maxChanges: Int, on connection: Connection, at date: Date = Date())
+        throws -> (report: HistoryCleanupReport, isDone: Bool)
     {
         guard let limit = try HistoryAuthors.cleanupLimit(required: required, on: connection) else {
-            return HistoryCleanupReport(deletedChanges: 0, cleanedThrough: nil)
+            return (HistoryCleanupReport(deletedChanges: 0, cleanedThrough: nil), true)
         }
-        try connection.run("DELETE FROM history WHERE seq <= ?", [.integer(limit)])
+        let chunkEnd = try connection.integer(
+            "SELECT seq FROM history WHERE seq <= ? ORDER BY seq LIMIT 1 OFFSET ?",
+            [.integer(limit), .integer(Int64(max(1, maxChanges)))])
+        let through = chunkEnd.map { $0 - 1 } ?? limit
+        try connection.run("DELETE FROM history WHERE seq <= ?", [.integer(through)])
         let deleted = Int(connection.changes)
         try connection.run(
             "UPDATE history_state SET last_cleanup = ?, cleaned_through = max(cleaned_through, ?) WHERE id = 1",
-            [.real(date.timeIntervalSince1970), .integer(limit)])
-        return HistoryCleanupReport(deletedChanges: deleted, cleanedThrough: limit)
+            [.real(date.timeIntervalSince1970), .integer(through)])
+        return (HistoryCleanupReport(deletedChanges: deleted, cleanedThrough: through), chunkEnd == nil)
     }
 
     /// When the last cleanup ran (any process's), nil if none has.

@@ -84,6 +84,7 @@ final class HistoryMerger: Sendable {
 
     /// A new ``HistoryChanges`` iteration; nil once the store closed.
     func subscribe() -> HistorySubscriber? {
+        guard !isBatchAuthor else { return nil }
         let subscriber = HistorySubscriber()
         var added = false
         changeConsumers { state in
@@ -99,13 +100,13 @@ final class HistoryMerger: Sendable {
     private func changeConsumers(_ change: (inout State) -> Void) {
         state.withLock { state in
             change(&state)
-            guard !state.isClosed, state.loop == nil, state.hasConsumers,
-                !configuration.batchAuthors.contains(configuration.currentAuthor)
-            else { return }
+            guard !state.isClosed, state.loop == nil, state.hasConsumers, !isBatchAuthor else { return }
             core.commitWatch?.start()
             state.loop = Task.detached { [self] in await run() }
         }
     }
+
+    private var isBatchAuthor: Bool { configuration.batchAuthors.contains(configuration.currentAuthor) }
 
     /// Stops the loop for good and ends every iteration (the store closes).
     func close() {
@@ -168,7 +169,7 @@ final class HistoryMerger: Sendable {
                 limit: Self.changesPerRound, on: connection, directory: directory)
         }
         guard let unseen else { return .caughtUp }
-        let isFull = unseen.through - start >= Int64(Self.changesPerRound)
+        let isFull = unseen.hasMore
         if unseen.transactions.isEmpty && unseen.gaps.isEmpty {
             // Only this author's own changes: nothing to deliver, and the cursor moves past them
             // now and then, so they do not hold cleanup back for ever.
@@ -224,7 +225,8 @@ final class HistoryMerger: Sendable {
                 {
                     return
                 }
-                _ = try HistoryCleanup.clean(required: configuration.requiredAuthors, on: writer.connection)
+                _ = try HistoryCleanup.clean(
+                    required: configuration.requiredAuthors, upTo: HistoryCleanup.changesPerStep, on: writer.connection)
             }
         }
     }

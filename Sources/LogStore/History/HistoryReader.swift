@@ -11,6 +11,8 @@ enum HistoryReader {
         var through: Int64
         /// Rows the size limit deleted before the author consumed them, per entity.
         var gaps: [HistoryEntity: Int]
+        /// Whether the read stopped at its limit: more may follow at once.
+        var hasMore = false
     }
 
     /// Up to about `limit` changes after `cursor`, never half a transaction; nil when there is
@@ -26,7 +28,8 @@ enum HistoryReader {
         var rows = try changeRows(
             "WHERE seq > ? ORDER BY seq LIMIT ?", [.integer(cursor), .integer(Int64(limit))], on: connection,
             directory: directory)
-        if rows.count == limit, let last = rows.last {
+        let hasMore = rows.count == limit
+        if hasMore, let last = rows.last {
             // The last transaction may go on past the limit: read it whole, alone if it is all
             // there is (a transaction larger than the limit is still delivered in one piece).
             let first = rows.first?.txn
@@ -40,7 +43,7 @@ enum HistoryReader {
         }
         let gaps = try self.gaps(authorID: authorID, on: connection)
         guard let through = rows.last?.change.sequence else {
-            return gaps.isEmpty ? nil : Unseen(transactions: [], through: cursor, gaps: gaps)
+            return gaps.isEmpty ? nil : Unseen(transactions: [], through: cursor, gaps: gaps, hasMore: hasMore)
         }
         var transactions: [HistoryTransaction] = []
         var index = rows.startIndex
@@ -55,7 +58,7 @@ enum HistoryReader {
             }
             index = end
         }
-        return Unseen(transactions: transactions, through: through, gaps: gaps)
+        return Unseen(transactions: transactions, through: through, gaps: gaps, hasMore: hasMore)
     }
 
     /// The size limit's unreported deletions for an author (`history_gaps`).

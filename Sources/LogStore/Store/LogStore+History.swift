@@ -78,11 +78,22 @@ extension LogStore {
         HistoryCleaner(store: self)
     }
 
-    /// ``HistoryCleaner/clean()``: the rule's one write, on the writer.
+    /// ``HistoryCleaner/clean()``: the rule's writes, one step at a time on the writer (logging
+    /// goes on between them).
     func cleanHistory() async throws -> HistoryCleanupReport {
         let required = configuration.history?.requiredAuthors ?? []
-        return try await core.write { writer in
-            try writer.transaction { try HistoryCleanup.clean(required: required, on: writer.connection) }
+        var deleted = 0
+        while true {
+            let step = try await core.write { writer in
+                try writer.transaction {
+                    try HistoryCleanup.clean(
+                        required: required, upTo: HistoryCleanup.changesPerStep, on: writer.connection)
+                }
+            }
+            deleted += step.report.deletedChanges
+            if step.isDone {
+                return HistoryCleanupReport(deletedChanges: deleted, cleanedThrough: step.report.cleanedThrough)
+            }
         }
     }
 }
