@@ -41,26 +41,45 @@ struct HistoryCleanupTests {
         }
     }
 
-    @Test func anUnregisteredConsumerHoldsEverythingBackUntilItsFirstOpen() async throws {
+    @Test func aNamedAuthorGetsWhatWasKeptForItWhenItFirstOpens() async throws {
+        try await withTemporaryStoreURL { url in
+            let server = try await LogStore(
+                storeURL: url,
+                configuration: historyConfiguration("server", allAuthors: ["worker"], batchAuthors: ["server"]))
+            try await Self.log(server, 2)
+            // The server's open named the worker: history is kept for it from then on.
+            let before = try await server.historyCleaner().clean()
+            #expect(before.deletedChanges == 0)
+            let kept = try await lastHistorySequence(server)
+
+            let worker = try await LogStore(storeURL: url, configuration: historyConfiguration("worker"))
+            let batches = CallLog<HistoryBatch>()
+            _ = await worker.registerMergeHook { batch in batches.append(batch); return .goOn }
+            try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= kept }
+            let delivered = batches.all.flatMap(\.transactions)
+            #expect(delivered.allSatisfy { $0.author == "server" })
+            #expect(delivered.flatMap(\.changes).contains { $0.entity == .message && $0.ids.count == 2 })
+            let after = try await server.historyCleaner().clean()
+            #expect(after.cleanedThrough ?? 0 >= kept)
+            #expect(after.deletedChanges > 0)
+            try await worker.close()
+            try await server.close()
+        }
+    }
+
+    @Test func theManualCleanerWithoutAConfigurationFollowsTheSameRule() async throws {
         try await withTemporaryStoreURL { url in
             let server = try await LogStore(
                 storeURL: url, configuration: historyConfiguration("server", allAuthors: ["worker"]))
-            try await Self.log(server, 2)
-            let before = try await server.historyCleaner().clean()
-            #expect(before.cleanedThrough == nil)
-            #expect(before.deletedChanges == 0)
-            // The worker opens once and merges nothing: its cursor starts at the end of history,
-            // so it does not hold back what came before it.
-            let worker = try await LogStore(storeURL: url, configuration: historyConfiguration("worker"))
-            try await worker.close()
-            _ = await server.registerMergeHook { _ in .goOn }
-            try await Self.log(server)
-            let workerCursor = try #require(try await historyCursor("worker", in: server))
-            try await waitFor { try await historyCursor("server", in: server) ?? 0 >= workerCursor }
-            let after = try await server.historyCleaner().clean()
-            #expect(after.cleanedThrough == workerCursor)
-            #expect(after.deletedChanges > 0)
+            try await Self.log(server, 3)
             try await server.close()
+            // A maintenance tool without a history configuration: the rule is in the database,
+            // so the worker, named but never opened, still holds its history.
+            let tool = try await LogStore(storeURL: url, options: [])
+            let report = try await tool.historyCleaner().clean()
+            #expect(report.deletedChanges == 0)
+            #expect(try await historyRowCount(tool) > 0)
+            try await tool.close()
         }
     }
 
@@ -125,7 +144,7 @@ struct HistoryCleanupTests {
     @Test func byDurationCleansAfterAMergeOncePerInterval() async throws {
         try await withTemporaryStoreURL { url in
             try await withAuthorStores(url, [
-                historyConfiguration("server"),
+                historyConfiguration("server", batchAuthors: ["server"]),
                 historyConfiguration("worker", cleanStrategy: .byDuration(.seconds(3600))),
             ]) { stores in
                 let (server, worker) = (stores[0], stores[1])
@@ -136,16 +155,29 @@ struct HistoryCleanupTests {
                 let cleaned = try await worker.read { db in
                     try db.rows("SELECT last_cleanup, cleaned_through FROM history_state").first
                 }
-                #expect(cleaned?[0].real != nil)
-                let through = cleaned?[1].integer
+                let lastCleanup = try #require(cleaned?[0].real)
+                #expect(cleaned?[1].integer ?? 0 >= first)
                 try await Self.log(server)
                 let second = try await lastHistorySequence(server)
                 try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= second }
                 // Within the hour: the second merge does not clean again.
                 let again = try await worker.read { db in
-                    try db.rows("SELECT cleaned_through FROM history_state").first?[0].integer
+                    try db.rows("SELECT last_cleanup, (SELECT count(*) FROM history WHERE seq > ?) FROM history_state",
+                        [.integer(first)]).first
                 }
-                #expect(again == through)
+                #expect(again?[0].real == lastCleanup)
+                #expect(again?[1].integer ?? 0 > 0)
+            }
+        }
+    }
+
+    @Test func aStrategyThatCannotWorkIsRefusedAtOpen() async throws {
+        try await withTemporaryStoreURL { url in
+            await #expect(throws: LogStoreError.invalidArgument("")) {
+                _ = try await LogStore(storeURL: url, configuration: historyConfiguration("a", cleanStrategy: .everyNMerges(0)))
+            }
+            await #expect(throws: LogStoreError.invalidArgument("")) {
+                _ = try await LogStore(storeURL: url, configuration: historyConfiguration(""))
             }
         }
     }

@@ -3,10 +3,12 @@ extension Schema {
     ///
     /// - `history_authors`: each author (a process role: the server, its worker, a nightly job)
     ///   with its kind (0 required: it merges, and history it has not consumed is kept; 1 batch:
-    ///   it only writes), its cursor (the last `history.seq` it consumed), when it registered
-    ///   and last merged, and whether it retired. An author gets its row, and a cursor at the end
-    ///   of history, the first time it opens the store: one that never merges still has a
-    ///   cursor and does not hold cleanup back for ever.
+    ///   it only writes), its cursor (the last `history.seq` it consumed), when it was first
+    ///   known, first opened the store and last merged, and whether it retired. An author gets
+    ///   its row, and a cursor at the end of history, the first time it opens the store or
+    ///   another author's configuration names it as a consumer (`opened` NULL until it opens):
+    ///   so the rule of cleanup is in the database, the same for every process and tool, and
+    ///   what was kept for a named author is there when it first opens.
     /// - `history`: one row per transaction, entity and operation, in commit order. `seq` is
     ///   `AUTOINCREMENT` so a number is never given twice, even after cleanup deleted the newest
     ///   rows; it is allocated inside the write transaction, so seq order is commit order across
@@ -24,6 +26,7 @@ extension Schema {
             kind        INTEGER NOT NULL,
             cursor      INTEGER NOT NULL,
             registered  REAL NOT NULL,
+            opened      REAL,
             last_merge  REAL,
             merges      INTEGER NOT NULL DEFAULT 0,
             retired     REAL

@@ -9,25 +9,44 @@ enum HistoryAuthors {
         let isBatch: Bool
         let cursor: Int64
         let registered: Date
+        /// When it first opened the store itself; nil while only another author named it.
+        let opened: Date?
         let lastMerge: Date?
         let merges: Int
         let retired: Date?
     }
 
-    /// Registers `name` if it is new, its cursor at the end of history (it has nothing to
-    /// consume yet, and must not hold back cleanup of what came before it), and returns its row
-    /// id. Run inside a write transaction.
-    static func register(_ name: String, isBatch: Bool, on connection: Connection, at date: Date = Date()) throws -> Int64 {
+    /// Registers `name` as it opens the store, and the consumers its configuration names that
+    /// have no row yet, each new row's cursor at the end of history; returns `name`'s row id.
+    /// Run inside a write transaction.
+    ///
+    /// A named author's row holds history back for it from the moment it was named, so when it
+    /// first opens, what was kept for it is there to merge. An author's own open keeps its
+    /// cursor, takes the kind its configuration gives it, and brings it back from retirement.
+    static func register(
+        _ name: String, isBatch: Bool, naming consumers: Set<String> = [], on connection: Connection, at date: Date = Date()
+    ) throws -> Int64 {
         let end = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
         let insert = try connection.cachedStatement("""
-            INSERT INTO history_authors (name, kind, cursor, registered) VALUES (?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET kind = excluded.kind
+            INSERT INTO history_authors (name, kind, cursor, registered, opened) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, opened = coalesce(opened, excluded.opened),
+                retired = NULL
             """)
         insert.bind(name, at: 1)
         insert.bind(Int64(isBatch ? 1 : 0), at: 2)
         insert.bind(end, at: 3)
         insert.bind(date.timeIntervalSince1970, at: 4)
+        insert.bind(date.timeIntervalSince1970, at: 5)
         try insert.run()
+        let naming = try connection.cachedStatement("""
+            INSERT INTO history_authors (name, kind, cursor, registered) VALUES (?, 0, ?, ?) ON CONFLICT (name) DO NOTHING
+            """)
+        for consumer in consumers.sorted() where consumer != name {
+            naming.bind(consumer, at: 1)
+            naming.bind(end, at: 2)
+            naming.bind(date.timeIntervalSince1970, at: 3)
+            try naming.run()
+        }
         guard let id = try connection.integer("SELECT id FROM history_authors WHERE name = ?", [.text(name)]) else {
             throw DatabaseError(message: "history author row missing after insert", sql: nil)
         }
@@ -53,13 +72,14 @@ enum HistoryAuthors {
     /// Every author, by name.
     static func all(on connection: Connection) throws -> [Row] {
         let statement = try connection.prepare("""
-            SELECT id, name, kind, cursor, registered, last_merge, merges, retired FROM history_authors ORDER BY name
+            SELECT id, name, kind, cursor, registered, last_merge, merges, retired, opened FROM history_authors ORDER BY name
             """)
         var rows: [Row] = []
         while try statement.step() {
             rows.append(Row(
                 id: statement.int64(at: 0), name: statement.string(at: 1), isBatch: statement.int64(at: 2) == 1,
                 cursor: statement.int64(at: 3), registered: Date(timeIntervalSince1970: statement.double(at: 4)),
+                opened: statement.isNull(at: 8) ? nil : Date(timeIntervalSince1970: statement.double(at: 8)),
                 lastMerge: statement.isNull(at: 5) ? nil : Date(timeIntervalSince1970: statement.double(at: 5)),
                 merges: Int(statement.int64(at: 6)),
                 retired: statement.isNull(at: 7) ? nil : Date(timeIntervalSince1970: statement.double(at: 7))))
@@ -67,9 +87,10 @@ enum HistoryAuthors {
         return rows
     }
 
-    /// The seq history may be deleted through: the lowest cursor of the required authors (not
-    /// batch, not retired), or nil while one of `required` has no row yet (then nothing goes).
-    /// The automatic cleanup and the manual cleaner both ask this, so they follow one rule.
+    /// The seq history may be deleted through: the lowest cursor of the authors that consume
+    /// it (not batch, not retired; named ones that have not opened yet included), or nil while
+    /// one of `required` has no row (a store opened by a tool before any author named it). The
+    /// automatic cleanup and the manual cleaner both ask this, so they follow one rule.
     static func cleanupLimit(required: Set<String>, on connection: Connection) throws -> Int64? {
         let rows = try all(on: connection)
         let registered = Set(rows.map(\.name))

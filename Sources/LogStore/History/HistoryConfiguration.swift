@@ -10,18 +10,21 @@ import Foundation
 public struct HistoryConfiguration: Sendable, Hashable {
     /// How consumed history is cleaned up.
     public enum CleanStrategy: Sendable, Hashable {
-        /// Never automatically (the default): only ``LogStore/cleanHistory()`` deletes history.
+        /// Never automatically (the default): only ``LogStore/historyCleaner()`` deletes history.
         case none
-        /// At most once per this interval, after a merge.
+        /// After a merge, at most once per this interval since the last cleanup of any process
+        /// (by the wall clock, the one clock processes share).
         case byDuration(Duration)
-        /// After every this many merges of this author.
+        /// After every this many merges of this author (counted in the database, across
+        /// restarts); at least 1.
         case everyNMerges(Int)
     }
 
     /// This process's author name (say `"server"`).
     public var currentAuthor: String
-    /// Every author that consumes history (this one included or not): cleanup waits until each
-    /// has registered, so history none of them has seen is never deleted early.
+    /// Every author that consumes history (`currentAuthor` is added). Opening the store
+    /// registers each of them that has no row yet, its cursor at the end of history: from then
+    /// on history is kept for it, and when it first opens it merges what was kept.
     public var allAuthors: Set<String>
     /// Authors that only write (a nightly import): they never merge and never hold cleanup back.
     public var batchAuthors: Set<String>
@@ -54,4 +57,23 @@ public struct HistoryConfiguration: Sendable, Hashable {
 
     /// The authors whose registration cleanup waits for: every consumer, batch authors aside.
     var requiredAuthors: Set<String> { allAuthors.subtracting(batchAuthors) }
+
+    /// Refuses what cannot work, before the store is touched.
+    ///
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for an empty author name or a strategy
+    ///   that cleans after fewer than one merge, or before no time at all (negative).
+    func validate() throws {
+        let names = allAuthors.union(batchAuthors)
+        if names.contains(where: \.isEmpty) {
+            throw LogStoreError.invalidArgument("a history author's name is empty")
+        }
+        switch cleanStrategy {
+        case .everyNMerges(let every) where every < 1:
+            throw LogStoreError.invalidArgument("the history clean strategy everyNMerges(\(every)) needs at least 1")
+        case .byDuration(let interval) where interval < .zero:
+            throw LogStoreError.invalidArgument("the history clean strategy byDuration(\(interval)) is negative")
+        default:
+            break
+        }
+    }
 }

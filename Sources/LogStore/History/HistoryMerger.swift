@@ -4,10 +4,11 @@ import Synchronization
 /// The current author's consumption of history: one loop per store that, while anyone consumes
 /// (an observer, a merge hook, a ``HistoryChanges`` iteration), reads what other authors
 /// committed after the cursor, hands it to every consumer, and then advances the cursor in a
-/// transaction of its own, followed by the configured cleanup.
+/// transaction of its own, followed by the configured cleanup in another.
 ///
 /// It wakes on the store's commit signal: this process's commits, and other processes' through
-/// ``DataVersionWatch``, which it keeps running while it runs.
+/// ``DataVersionWatch``, which it keeps running while it runs. It ends when the last consumer
+/// goes, and starts again with the next.
 final class HistoryMerger: Sendable {
     typealias Observer = @Sendable (HistoryTransaction) async -> Void
     typealias MergeHook = @Sendable (HistoryBatch) async throws -> HistoryMergeHookResult
@@ -26,7 +27,10 @@ final class HistoryMerger: Sendable {
     private struct State {
         var observers: [RegisteredObserver] = []
         var hooks: [(id: UUID, callback: MergeHook)] = []
-        var subscribers: [(id: UUID, subscriber: HistorySubscriber)] = []
+        var subscribers: [HistorySubscriber] = []
+        /// Moves on whenever a consumer is added: a round that began before must not move the
+        /// cursor past a batch the newcomer never got.
+        var additions: UInt64 = 0
         var loop: Task<Void, Never>?
         var isClosed = false
 
@@ -35,43 +39,49 @@ final class HistoryMerger: Sendable {
 
     /// The most changes one round reads (a larger transaction is still read whole).
     static let changesPerRound = 1_000
-    /// How long a round whose hook threw waits before it delivers the batch again.
+    /// How long a round that failed waits before it tries again, doubling up to the longest.
     static let retryDelay: Duration = .milliseconds(250)
-    /// Own changes alone move the cursor at most this often (each move is a transaction).
-    static let ownChangesAdvanceInterval: Duration = .seconds(5)
+    static let longestRetryDelay: Duration = .seconds(5)
 
     let configuration: HistoryConfiguration
     let authorID: Int64
     private let core: StoreCore
     private let writer: StoreWriter
+    private let reportError: (@Sendable (LogStoreError) -> Void)?
     private let state = Mutex(State())
 
-    init(configuration: HistoryConfiguration, authorID: Int64, core: StoreCore, writer: StoreWriter) {
+    init(
+        configuration: HistoryConfiguration, authorID: Int64, core: StoreCore, writer: StoreWriter,
+        reportError: (@Sendable (LogStoreError) -> Void)?
+    ) {
         self.configuration = configuration
         self.authorID = authorID
         self.core = core
         self.writer = writer
+        self.reportError = reportError
     }
+
+    private var isBatchAuthor: Bool { configuration.batchAuthors.contains(configuration.currentAuthor) }
 
     // MARK: Consumers
 
     func addObserver(entity: HistoryEntity?, operation: HistoryOperation?, _ callback: @escaping Observer) -> UUID {
         let id = UUID()
-        changeConsumers { $0.observers.append(RegisteredObserver(id: id, entity: entity, operation: operation, callback: callback)) }
+        add { $0.observers.append(RegisteredObserver(id: id, entity: entity, operation: operation, callback: callback)) }
         return id
     }
 
     func removeObserver(id: UUID) {
-        changeConsumers { $0.observers.removeAll { $0.id == id } }
+        state.withLock { $0.observers.removeAll { $0.id == id } }
     }
 
     func removeAllObservers() {
-        changeConsumers { $0.observers.removeAll() }
+        state.withLock { $0.observers.removeAll() }
     }
 
     func addHook(before other: UUID?, _ callback: @escaping MergeHook) -> UUID {
         let id = UUID()
-        changeConsumers { state in
+        add { state in
             let index = other.flatMap { other in state.hooks.firstIndex { $0.id == other } } ?? state.hooks.endIndex
             state.hooks.insert((id, callback), at: index)
         }
@@ -79,41 +89,60 @@ final class HistoryMerger: Sendable {
     }
 
     func removeHook(id: UUID) {
-        changeConsumers { $0.hooks.removeAll { $0.id == id } }
+        state.withLock { $0.hooks.removeAll { $0.id == id } }
     }
 
-    /// A new ``HistoryChanges`` iteration; nil once the store closed.
+    /// A new ``HistoryChanges`` iteration; nil once the store closed, or for a batch author.
     func subscribe() -> HistorySubscriber? {
         guard !isBatchAuthor else { return nil }
-        let subscriber = HistorySubscriber()
+        let subscriber = HistorySubscriber { [weak self] subscriber in
+            self?.state.withLock { $0.subscribers.removeAll { $0 === subscriber } }
+        }
         var added = false
-        changeConsumers { state in
+        add { state in
             guard !state.isClosed else { return }
-            state.subscribers.append((UUID(), subscriber))
+            state.subscribers.append(subscriber)
             added = true
         }
         return added ? subscriber : nil
     }
 
-    /// Changes the consumers, and starts the loop with the first one (the batch authors' stores
-    /// never start it: they only write).
-    private func changeConsumers(_ change: (inout State) -> Void) {
-        state.withLock { state in
+    /// Adds a consumer, starts the loop if it is not running (batch authors' stores never do:
+    /// they only write), and wakes it: a backlog waiting for the newcomer is read now, not at
+    /// the next commit.
+    private func add(_ change: (inout State) -> Void) {
+        let wakes = state.withLock { state -> Bool in
             change(&state)
-            guard !state.isClosed, state.loop == nil, state.hasConsumers, !isBatchAuthor else { return }
-            core.commitWatch?.start()
-            state.loop = Task.detached { [self] in await run() }
+            state.additions &+= 1
+            guard !state.isClosed, !isBatchAuthor else { return false }
+            if state.loop == nil {
+                core.commitWatch?.start()
+                state.loop = Task.detached { [self] in await run() }
+            }
+            return true
         }
+        if wakes { core.commits.notify() }
     }
 
-    private var isBatchAuthor: Bool { configuration.batchAuthors.contains(configuration.currentAuthor) }
-
-    /// Stops the loop for good and ends every iteration (the store closes).
-    func close() {
+    /// Stops the loop for good, ends every iteration, and waits until a round in progress has
+    /// stopped (it calls no consumer after this returns).
+    func close() async {
         let (loop, subscribers) = state.withLock { state in
             state.isClosed = true
             defer { state.subscribers.removeAll() }
-            return (state.loop, state.subscribers.map(\.subscriber))
+            return (state.loop, state.subscribers)
+        }
+        loop?.cancel()
+        for subscriber in subscribers { subscriber.finish() }
+        await loop?.value
+    }
+
+    /// ``close()`` without the wait, for a store released without closing.
+    func closeInBackground() {
+        let (loop, subscribers) = state.withLock { state in
+            state.isClosed = true
+            defer { state.subscribers.removeAll() }
+            return (state.loop, state.subscribers)
         }
         loop?.cancel()
         for subscriber in subscribers { subscriber.finish() }
@@ -124,110 +153,144 @@ final class HistoryMerger: Sendable {
     private enum Round {
         /// Nothing more to read now: wait for a commit.
         case caughtUp
-        /// The round hit its limit: read on at once.
+        /// Read on at once: the round hit its limit, or a consumer came during it.
         case more
         /// A consumer failed: deliver the same batch again after a pause.
         case failed
+        /// No consumer is left: the loop ends.
+        case noConsumers
     }
+
+    private var isStopped: Bool { Task.isCancelled || core.commits.isFinished }
 
     private func run() async {
         defer { core.commitWatch?.stop() }
-        var cursor: Int64
-        do {
-            cursor = try await core.read { [authorID] connection in
-                try connection.integer("SELECT cursor FROM history_authors WHERE id = ?", [.integer(authorID)]) ?? 0
-            }
-        } catch {
-            return
-        }
-        var lastAdvance = ContinuousClock.now
-        var merges = 0
-        while !Task.isCancelled, !core.commits.isFinished {
+        var cursor: Int64?
+        var delay = Self.retryDelay
+        while !isStopped {
             let generation = core.commits.generation
             let round: Round
             do {
-                round = try await merge(cursor: &cursor, lastAdvance: &lastAdvance, merges: &merges)
+                if cursor == nil {
+                    cursor = try await core.read { [authorID] connection in
+                        try connection.integer("SELECT cursor FROM history_authors WHERE id = ?", [.integer(authorID)])
+                    } ?? 0
+                }
+                round = try await merge(cursor: &cursor)
+                delay = Self.retryDelay
             } catch {
-                if Task.isCancelled || core.commits.isFinished { return }
+                if isStopped { return }
+                // A hook's own error is its author's; the store's (a read, the cursor's write)
+                // goes where the store's write failures go.
+                if let error = error as? LogStoreError { reportError?(error) }
                 round = .failed
             }
             switch round {
             case .more: continue
             case .caughtUp: await core.commits.wait(after: generation)
-            case .failed: try? await Task.sleep(for: Self.retryDelay)  // cancelled: the loop ends just after
+            case .noConsumers: return
+            case .failed:
+                try? await Task.sleep(for: delay)  // cancelled: the loop ends just after
+                delay = min(delay * 2, Self.longestRetryDelay)
             }
         }
     }
 
-    private func merge(cursor: inout Int64, lastAdvance: inout ContinuousClock.Instant, merges: inout Int) async throws -> Round {
-        let consumers = state.withLock { ($0.observers, $0.hooks, $0.subscribers) }
-        guard !consumers.0.isEmpty || !consumers.1.isEmpty || !consumers.2.isEmpty else { return .caughtUp }
-        let start = cursor
+    private func merge(cursor: inout Int64?) async throws -> Round {
+        let consumers = state.withLock { state -> (additions: UInt64, hasHooks: Bool, hasSubscribers: Bool)? in
+            guard state.hasConsumers else {
+                // Ends under the lock an addition takes: the next consumer starts a new loop.
+                state.loop = nil
+                return nil
+            }
+            return (state.additions, !state.hooks.isEmpty, !state.subscribers.isEmpty)
+        }
+        guard let consumers, let start = cursor else { return .noConsumers }
         let unseen = try await core.read { [authorID, configuration, directory = core.directory] connection in
             try HistoryReader.unseen(
                 after: start, authorID: authorID, includingOwn: configuration.includesOwnChanges,
                 limit: Self.changesPerRound, on: connection, directory: directory)
         }
         guard let unseen else { return .caughtUp }
-        let isFull = unseen.hasMore
-        if unseen.transactions.isEmpty && unseen.gaps.isEmpty {
-            // Only this author's own changes: nothing to deliver, and the cursor moves past them
-            // now and then, so they do not hold cleanup back for ever.
-            if isFull || ContinuousClock.now - lastAdvance >= Self.ownChangesAdvanceInterval {
-                try await advance(to: unseen.through, clearing: [:], merges: &merges, counts: false)
-                cursor = unseen.through
-                lastAdvance = .now
-            }
-            return isFull ? .more : .caughtUp
-        }
         let batch = HistoryBatch(transactions: unseen.transactions, gaps: unseen.gaps)
+        if !batch.transactions.isEmpty || !batch.gaps.isEmpty {
+            guard try await deliver(batch) else { return isStopped ? .caughtUp : .failed }
+        }
+        // A consumer added meanwhile has not seen this batch: the round is read again for it
+        // (the others see it twice: delivery is at least once).
+        guard state.withLock({ $0.additions }) == consumers.additions else { return .more }
+        // Gaps count as reported once a hook or an iteration had them (observers see changes only).
+        let reported = consumers.hasHooks || consumers.hasSubscribers ? unseen.gaps : [:]
+        try await advance(to: unseen.through, clearing: reported, counts: !batch.transactions.isEmpty)
+        cursor = unseen.through
+        return unseen.hasMore ? .more : .caughtUp
+    }
+
+    /// Calls the observers, then the merge hooks, then hands the batch to each iteration.
+    ///
+    /// - Returns: false when the round must not count (the store is closing, or an iteration
+    ///   took the batch and ended before it finished it).
+    /// - Throws: what a merge hook threw.
+    private func deliver(_ batch: HistoryBatch) async throws -> Bool {
         for transaction in batch.transactions {
             for change in transaction.changes {
                 let single = HistoryTransaction(
                     id: transaction.id, author: transaction.author, date: transaction.date, changes: [change])
-                for observer in consumers.0 where observer.matches(change) {
-                    await observer.callback(single)
+                // Read afresh before each call: one removed meanwhile is not called again.
+                for id in state.withLock({ $0.observers.map(\.id) }) {
+                    guard !isStopped else { return false }
+                    let observer = state.withLock { state in state.observers.first { $0.id == id } }
+                    if let observer, observer.matches(change) { await observer.callback(single) }
                 }
             }
         }
-        for hook in consumers.1 {
+        for hook in state.withLock({ $0.hooks }) {
+            guard !isStopped else { return false }
             // A throw leaves the cursor where it was: the batch comes again (at least once).
             if try await hook.callback(batch) == .finish { break }
         }
-        for (_, subscriber) in consumers.2 where !(await subscriber.deliver(batch)) {
-            // An iteration that ended before it finished the batch: not consumed.
-            state.withLock { state in state.subscribers.removeAll { $0.subscriber === subscriber } }
-            return .failed
-        }
-        try await advance(to: unseen.through, clearing: unseen.gaps, merges: &merges, counts: true)
-        cursor = unseen.through
-        lastAdvance = .now
-        return isFull ? .more : .caughtUp
-    }
-
-    /// Moves the cursor past what was consumed and marks its gaps reported, in one transaction,
-    /// then cleans up as the strategy asks (a merge's cleanup failing does not undo the merge).
-    private func advance(to seq: Int64, clearing gaps: [HistoryEntity: Int], merges: inout Int, counts: Bool) async throws {
-        if counts { merges += 1 }
-        let cleans = switch configuration.cleanStrategy {
-        case .none: false
-        case .everyNMerges(let every): counts && merges % max(1, every) == 0
-        case .byDuration: counts
-        }
-        try await writer.perform(ordered: false) { [authorID, configuration] writer in
-            try writer.transaction {
-                try HistoryAuthors.advance(authorID, to: seq, on: writer.connection, countsMerge: counts)
-                try HistoryReader.clear(gaps, authorID: authorID, on: writer.connection)
-                guard cleans else { return }
-                if case .byDuration(let interval) = configuration.cleanStrategy,
-                    let last = try HistoryCleanup.lastCleanup(on: writer.connection),
-                    Date().timeIntervalSince(last) < interval.seconds
-                {
-                    return
-                }
-                _ = try HistoryCleanup.clean(
-                    required: configuration.requiredAuthors, upTo: HistoryCleanup.changesPerStep, on: writer.connection)
+        for subscriber in state.withLock({ $0.subscribers }) {
+            guard !isStopped else { return false }
+            switch await subscriber.deliver(batch) {
+            case .finished, .gone: continue  // one that ended before it was handed the batch just goes
+            case .unfinished: return false
             }
         }
+        return !isStopped
+    }
+
+    /// Moves the cursor past what was consumed and marks its gaps reported, in one transaction;
+    /// then cleans up as the strategy asks, in a transaction of its own, so a failed cleanup
+    /// (reported) does not undo the merge.
+    private func advance(to seq: Int64, clearing gaps: [HistoryEntity: Int], counts: Bool) async throws {
+        let cleanup = try await writer.perform(ordered: false) { [authorID, configuration] writer -> Result<Void, any Error> in
+            let merges = try writer.transaction {
+                try HistoryAuthors.advance(authorID, to: seq, on: writer.connection, countsMerge: counts)
+                try HistoryReader.clear(gaps, authorID: authorID, on: writer.connection)
+                return try writer.connection.integer(
+                    "SELECT merges FROM history_authors WHERE id = ?", [.integer(authorID)]) ?? 0
+            }
+            guard counts else { return .success(()) }
+            return Result {
+                try writer.transaction {
+                    switch configuration.cleanStrategy {
+                    case .none:
+                        return
+                    case .everyNMerges(let every):
+                        guard merges % Int64(max(1, every)) == 0 else { return }
+                    case .byDuration(let interval):
+                        if let last = try HistoryCleanup.lastCleanup(on: writer.connection),
+                            Date().timeIntervalSince(last) < interval.seconds
+                        {
+                            return
+                        }
+                    }
+                    _ = try HistoryCleanup.clean(
+                        required: configuration.requiredAuthors, upTo: HistoryCleanup.changesPerStep,
+                        on: writer.connection)
+                }
+            }
+        }
+        if case .failure(let error) = cleanup, let error = LogStoreError(known: error) { reportError?(error) }
     }
 }

@@ -86,7 +86,8 @@ public actor LogStore {
             }
             if let history = configuration.history, let authorID = opened.historyAuthorID {
                 self.historyMerger = HistoryMerger(
-                    configuration: history, authorID: authorID, core: opened.core, writer: writer)
+                    configuration: history, authorID: authorID, core: opened.core, writer: writer,
+                    reportError: configuration.onWriteError)
             } else {
                 self.historyMerger = nil
             }
@@ -226,7 +227,7 @@ public actor LogStore {
         // Released without close(): the writer would otherwise run, and hold the lock and the
         // files open, until the process ends. What was logged is still committed.
         sweeper?.stopSchedule()
-        historyMerger?.close()
+        historyMerger?.closeInBackground()
         core.closeInBackground()
     }
 
@@ -236,7 +237,8 @@ public actor LogStore {
         _ core: StoreCore, _ sweeper: Sweeper?, _ historyMerger: HistoryMerger?
     ) async -> Result<Void, LogStoreError> {
         sweeper?.stopSchedule()
-        historyMerger?.close()
+        // Before the writer stops: a merge in progress finishes its cursor's write, or stops.
+        await historyMerger?.close()
         let result = await core.close()
         // A sweep in progress ends at its next step once the writer stops; wait for it, so it
         // writes nothing (its report) after close() returns.

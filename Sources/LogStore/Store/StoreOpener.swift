@@ -13,6 +13,7 @@ enum StoreOpener {
     static func open(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration
     ) throws -> Opened {
+        try configuration.history?.validate()
         // Every failure leaves as a store error: a damaged page met past the first reads (the
         // session's query, a migration) is the same damage as one met at the first.
         // A refused store is left as it was found: without the WAL files the attempt made.
@@ -141,7 +142,8 @@ enum StoreOpener {
         let history = try configuration.history.map { history in
             try connection.transaction(.immediate) {
                 try HistoryRecorder(authorID: HistoryAuthors.register(
-                    history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor), on: connection))
+                    history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor),
+                    naming: history.requiredAuthors, on: connection))
             }
         }
         let sessionRecord = configuration.recordsSessionOnOpen
