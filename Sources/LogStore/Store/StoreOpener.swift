@@ -11,6 +11,8 @@ enum StoreOpener {
     static func open(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration
     ) throws -> Opened {
+        // A configuration mistake is refused before anything on disk is touched.
+        if let history = configuration.history { _ = try HistoryTombstoneFields.validated(history.tombstones) }
         // Every failure leaves as a store error: a damaged page met past the first reads (the
         // session's query, a migration) is the same damage as one met at the first.
         // A refused store is left as it was found: without the WAL files the attempt made.
@@ -137,9 +139,12 @@ enum StoreOpener {
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
         let history = try configuration.history.map { history in
-            try connection.transaction(.immediate) {
-                try HistoryRecorder(authorID: HistoryAuthors.register(
-                    history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor), on: connection))
+            let fields = try HistoryTombstoneFields.validated(history.tombstones)
+            return try connection.transaction(.immediate) {
+                try HistoryRecorder(
+                    authorID: HistoryAuthors.register(
+                        history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor), on: connection),
+                    tombstoneFields: fields)
             }
         }
         let sessionRecord = configuration.recordsSessionOnOpen
