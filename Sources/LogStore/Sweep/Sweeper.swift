@@ -273,7 +273,9 @@ final class Sweeper: Sendable {
         let kept = Double(size) * ratio <= limit ? ratio : ratio * limit / Double(size)
         let plan = try await core.read { connection -> (first: Int64, cut: Int64, count: Int64)? in
             let count = try connection.integer("SELECT count(*) FROM messages") ?? 0
-            let toRemove = count - Int64((Double(count) * kept).rounded())
+            // Far over the limit with few messages, what is kept can round to none; the newest
+            // stays (it marks the cut), or the lookup of the cut would find no row and trim nothing.
+            let toRemove = min(count - 1, count - Int64((Double(count) * kept).rounded()))
             guard toRemove > 0,
                 let first = try connection.integer("SELECT min(id) FROM messages"),
                 let cut = try connection.integer(
