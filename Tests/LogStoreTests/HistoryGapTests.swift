@@ -19,7 +19,7 @@ struct HistoryGapTests {
     }
 
     /// What history records as deleted and what it counts as lost, read in one statement (one
-    /// snapshot: the size watch may start a sweep of its own at any commit, the limit being tiny).
+    /// snapshot of both).
     struct Counts: Equatable {
         var deletedMessages: Int64
         var deletedTasks: Int64
@@ -56,9 +56,9 @@ struct HistoryGapTests {
 
     @Test func aSizeSweepCountsWhatEachRequiredAuthorHadNotConsumed() async throws {
         try await withTemporaryStoreURL { url in
-            let server = try await LogStore(storeURL: url, configuration: Self.configuration("server", sizeLimit: 40_000))
-            let worker = try await LogStore(storeURL: url, configuration: Self.configuration("worker"))
-            let nightly = try await LogStore(storeURL: url, configuration: Self.configuration("nightly"))
+            let server = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration("server", sizeLimit: 40_000))
+            let worker = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration("worker"))
+            let nightly = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration("nightly"))
             do {
                 let padding = String(repeating: "p", count: 200)
                 try await onOwnThread {

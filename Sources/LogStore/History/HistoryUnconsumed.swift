@@ -12,26 +12,33 @@ struct HistoryUnconsumed {
     /// Per author (`history_authors.id`), per entity, the ids it has not consumed.
     private(set) var inserts: [Int64: [HistoryEntity: IDRanges]] = [:]
 
-    /// Reads the unconsumed inserts of `entities`.
+    /// Reads the unconsumed inserts of `entities`: per required author, those of every other
+    /// author after its cursor, found through `history_inserts` (its own rows, the bulk of a
+    /// store with one writer, are never read).
     static func read(_ entities: [HistoryEntity], on connection: Connection) throws -> HistoryUnconsumed {
         var result = HistoryUnconsumed()
         let authors = try requiredAuthors(on: connection)
-        guard let lowest = authors.map(\.cursor).min(), !entities.isEmpty else { return result }
+        guard !authors.isEmpty, !entities.isEmpty else { return result }
+        // Any author may have inserted rows: batch and retired ones too.
+        let writers = try connection.integers("SELECT id FROM history_authors")
         let statement = try connection.cachedStatement("""
-            SELECT seq, author_id, ids FROM history WHERE seq > ? AND operation = 0 AND entity = ? ORDER BY seq
+            SELECT ids FROM history WHERE entity = ? AND operation = 0 AND author_id = ? AND seq > ? ORDER BY seq
             """)
-        for entity in entities {
-            statement.bind(lowest, at: 1)
-            statement.bind(Int64(entity.rawValue), at: 2)
-            defer { statement.reset() }
-            while try statement.step() {
-                let seq = statement.int64(at: 0)
-                let insertedBy = statement.int64(at: 1)
-                // A damaged row (not written by this library) says nothing that can be counted.
-                guard let ids = IDRanges(encoded: statement.bytes(at: 2)) else { continue }
-                for author in authors where author.cursor < seq && author.id != insertedBy {
-                    for range in ids.ranges { result.inserts[author.id, default: [:]][entity, default: IDRanges()].insert(range) }
+        for author in authors {
+            for entity in entities {
+                var ranges: [ClosedRange<Int64>] = []
+                for writer in writers where writer != author.id {
+                    statement.bind(Int64(entity.rawValue), at: 1)
+                    statement.bind(writer, at: 2)
+                    statement.bind(author.cursor, at: 3)
+                    defer { statement.reset() }
+                    while try statement.step() {
+                        // A damaged row (not written by this library) says nothing that can be counted.
+                        guard let ids = IDRanges(encoded: statement.bytes(at: 0)) else { continue }
+                        ranges += ids.ranges
+                    }
                 }
+                if !ranges.isEmpty { result.inserts[author.id, default: [:]][entity] = IDRanges(unionOf: ranges) }
             }
         }
         return result

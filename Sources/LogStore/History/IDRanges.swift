@@ -90,6 +90,22 @@ public struct IDRanges: Sendable, Hashable, Sequence {
 }
 
 extension IDRanges {
+    /// The union of `ranges`, given in any order: one sort and one pass, where inserting them
+    /// one by one out of order would cost a pass each.
+    init(unionOf ranges: [ClosedRange<Int64>]) {
+        self.init()
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = self.ranges.last, range.lowerBound <= last.upperBound + 1 {
+                guard range.upperBound > last.upperBound else { continue }
+                self.ranges[self.ranges.count - 1] = last.lowerBound ... range.upperBound
+                count += Int(range.upperBound - last.upperBound)
+            } else {
+                self.ranges.append(range)
+                count += range.count
+            }
+        }
+    }
+
     /// The stored form (`history.ids`): per range, the gap from the previous range's end (from 0
     /// for the first) and its length minus one, each an unsigned LEB128 varint. A range of
     /// 4,096 inserted messages takes 4–6 bytes.
