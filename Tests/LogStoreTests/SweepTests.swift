@@ -274,6 +274,21 @@ struct SweepTests {
         }
     }
 
+    /// So far over the limit that what is kept rounds to no message at all (a few messages in a
+    /// store whose own pages exceed the limit): all but the newest go. (The cut used to be looked
+    /// up past the last message, found no row, and nothing was trimmed.)
+    @Test func farOverTheLimitWithFewMessagesAllButTheNewestGo() async throws {
+        var configuration = SweepTests.lossless()
+        configuration.sizeLimit = 20_000
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            for i in 0..<5 { store.storeMessage(label: "few", level: .info, message: "\(i)") }
+            try await store.flush()
+            let report = try await store.sweep()
+            #expect(report.removedMessages == 4)
+            #expect(try await allMessages(store).map(\.text) == ["4"])
+        }
+    }
+
     /// A size sweep starts at 85 % of the limit, leaving room for what is logged while it runs:
     /// a store at 90 % of its limit is trimmed, one at 80 % is not.
     @Test func aSizeSweepStartsBeforeTheLimitIsReached() async throws {

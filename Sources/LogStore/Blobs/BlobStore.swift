@@ -127,6 +127,9 @@ final class BlobStore {
     var createdFiles: Set<SHA1.Digest> = []
     /// Keys whose row the open transaction deleted, with a file: a commit deletes the files.
     var pendingDeletions: Set<SHA1.Digest> = []
+    /// The writer's change history (``BatchWriter/history``), told of every row inserted and
+    /// deleted; nil when history is off, which then costs nothing here.
+    var history: HistoryRecorder?
 
     /// - Parameters:
     ///   - connection: the writer's connection.
@@ -264,7 +267,9 @@ final class BlobStore {
         statement.bind(compression.rawValue, at: 4)
         if isInline { statement.bind(stored, at: 5) } else { statement.bindNull(at: 5) }
         try statement.run()
-        return connection.lastInsertRowID
+        let rowID = connection.lastInsertRowID
+        history?.record(.blob, .insert, id: rowID)
+        return rowID
     }
 
     // MARK: Unlinking
@@ -308,9 +313,18 @@ final class BlobStore {
             try update.run()
             return links
         }
-        let delete = try connection.cachedStatement("DELETE FROM blobs WHERE id = ?")
-        delete.bind(rowID, at: 1)
-        try delete.run()
+        if let history, let fields = history.tombstoneFields[.blob] {
+            // The preserved fields come back from the delete itself.
+            let delete = try connection.cachedStatement("DELETE FROM blobs WHERE id = ? RETURNING id\(fields.returningSQL)")
+            delete.bind(rowID, at: 1)
+            defer { delete.reset() }
+            while try delete.step() { history.recordDeletion(.blob, of: delete, keeping: fields) }
+        } else {
+            let delete = try connection.cachedStatement("DELETE FROM blobs WHERE id = ?")
+            delete.bind(rowID, at: 1)
+            try delete.run()
+            history?.record(.blob, .delete, id: rowID)
+        }
         // A key that is not 20 bytes names no file this store could have written.
         if hasFile, let key { pendingDeletions.insert(key) }
         return 0

@@ -15,7 +15,8 @@ extension Schema {
     ///   processes. `txn` is the seq of the transaction's first row. `ids` holds the rows
     ///   concerned as id ranges (``IDRanges``): a batch of thousands of messages is one row of a
     ///   few bytes, which is what keeps history nearly free. `tombstones` holds the preserved
-    ///   fields of deleted rows (JSON), where the entity keeps them.
+    ///   fields of deleted rows (JSON), where the entity keeps them. `history_inserts` finds one
+    ///   author's inserts after a seq: the rows another author has not consumed.
     /// - `history_state`: the last cleanup and how far it went.
     /// - `history_gaps`: rows an author had not consumed when the size limit deleted them, per
     ///   entity, until its next read reports them.
@@ -43,6 +44,9 @@ extension Schema {
             row_count   INTEGER NOT NULL,
             tombstones  TEXT
         );
+        -- The inserts one author made after a seq: what another author has not consumed
+        -- (the sweep's retention guard and gap count), without reading the consumer's own rows.
+        CREATE INDEX history_inserts ON history (entity, operation, author_id, seq);
 
         CREATE TABLE history_state (
             id               INTEGER PRIMARY KEY CHECK (id = 1),

@@ -32,6 +32,43 @@ public struct HistoryConfiguration: Sendable, Hashable {
     public var cleanStrategy: CleanStrategy
     /// Whether this author's own changes are delivered to it too.
     public var includesOwnChanges: Bool
+    /// The fields each entity's deletions keep, by column name, so an observer of deletions can
+    /// still say what went (``HistoryChange/tombstones``); a tombstone always has the row's id.
+    /// Default: ``defaultTombstones`` (a task's UUID, URL, state and status code; a session's
+    /// UUID and start; a blob's key; none for messages, so a sweep of millions of messages
+    /// writes no millions of tombstones).
+    ///
+    /// Allowed names, per entity: the table's own columns but bulk content (no message text or
+    /// metadata, no blob bytes; a blob's `key` is its 40 hex characters). Opening a store with
+    /// another name throws ``LogStoreError/invalidArgument(_:)``.
+    ///
+    /// One history row keeps at most ``HistoryConfiguration/tombstonesPerChange`` tombstones:
+    /// the ids of the rows past it are in ``HistoryChange/ids`` without one.
+    public var tombstones: [HistoryEntity: [String]]
+    /// Whether the age sweep (``LogStore/Configuration/maxAge``) waits for consumers: when
+    /// `true`, it keeps every message and task whose insert a registered, required author
+    /// (not batch, not retired) has not consumed yet, stopping per entity at the lowest such
+    /// id, however old. Default: `false`.
+    ///
+    /// The size limit is never held back: the size sweep deletes what it must, and counts the
+    /// rows a consumer had not seen as gaps (``LogStore/Info/historyGapCount``). Explicit
+    /// removals (``LogStore/removeAll()``, ``LogStore/removeSessions(_:)``) are the caller's
+    /// choice and ignore the guard too. An author in ``allAuthors`` that has never opened the
+    /// store has no cursor yet and holds nothing back.
+    public var retentionGuard: Bool
+
+    /// The default ``tombstones``: `task: ["uuid", "url", "state", "status_code"]`,
+    /// `session: ["uuid", "started_at"]`, `blob: ["key"]`.
+    public static let defaultTombstones: [HistoryEntity: [String]] = [
+        .task: ["uuid", "url", "state", "status_code"],
+        .session: ["uuid", "started_at"],
+        .blob: ["key"],
+    ]
+
+    /// The most tombstones one history row (one transaction's deletions of one entity) keeps:
+    /// 10,000. A step of the sweep deletes tens of thousands of rows; their tombstones stay
+    /// a bounded JSON text per row.
+    public static let tombstonesPerChange = 10_000
 
     /// - Parameters:
     ///   - currentAuthor: this process's author name.
@@ -39,15 +76,20 @@ public struct HistoryConfiguration: Sendable, Hashable {
     ///   - batchAuthors: write-only authors.
     ///   - cleanStrategy: `.none` by default: nothing is deleted without asking.
     ///   - includesOwnChanges: deliver this author's own changes too (`false`).
+    ///   - tombstones: the fields deletions keep per entity (``defaultTombstones``).
+    ///   - retentionGuard: whether the age sweep waits for consumers (`false`).
     public init(
         currentAuthor: String, allAuthors: Set<String> = [], batchAuthors: Set<String> = [],
-        cleanStrategy: CleanStrategy = .none, includesOwnChanges: Bool = false
+        cleanStrategy: CleanStrategy = .none, includesOwnChanges: Bool = false,
+        tombstones: [HistoryEntity: [String]] = defaultTombstones, retentionGuard: Bool = false
     ) {
         self.currentAuthor = currentAuthor
         self.allAuthors = allAuthors.union([currentAuthor])
         self.batchAuthors = batchAuthors
         self.cleanStrategy = cleanStrategy
         self.includesOwnChanges = includesOwnChanges
+        self.tombstones = tombstones
+        self.retentionGuard = retentionGuard
     }
 
     /// Whether `author` holds cleanup back (it consumes history and has not retired).
@@ -63,6 +105,7 @@ public struct HistoryConfiguration: Sendable, Hashable {
     /// - Throws: ``LogStoreError/invalidArgument(_:)`` for an empty author name or a strategy
     ///   that cleans after fewer than one merge, or before no time at all (negative).
     func validate() throws {
+        _ = try HistoryTombstoneFields.validated(tombstones)
         let names = allAuthors.union(batchAuthors)
         if names.contains(where: \.isEmpty) {
             throw LogStoreError.invalidArgument("a history author's name is empty")

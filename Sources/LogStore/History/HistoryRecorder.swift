@@ -6,16 +6,47 @@ import Foundation
 final class HistoryRecorder {
     /// The author the rows are written under (`history_authors.id`).
     let authorID: Int64
+    /// The fields deletions keep, for the entities that keep some (checked at open).
+    let tombstoneFields: [HistoryEntity: HistoryTombstoneFields]
     private var order: [Key] = []
     private var changes: [Key: IDRanges] = [:]
+    /// Per delete key, the tombstones collected so far (at most
+    /// ``HistoryConfiguration/tombstonesPerChange``).
+    private var tombstones: [Key: [HistoryTombstone]] = [:]
 
     struct Key: Hashable {
         let entity: HistoryEntity
         let operation: HistoryOperation
     }
 
-    init(authorID: Int64) {
+    init(authorID: Int64, tombstoneFields: [HistoryEntity: HistoryTombstoneFields] = [:]) {
         self.authorID = authorID
+        self.tombstoneFields = tombstoneFields
+    }
+
+    /// Notes the deletion of the row a tombstone describes, keeping the tombstone while the
+    /// transaction's change of that entity holds fewer than the cap.
+    func recordDeletion(_ entity: HistoryEntity, _ tombstone: HistoryTombstone) {
+        record(entity, .delete, id: tombstone.id)
+        let key = Key(entity: entity, operation: .delete)
+        if tombstones[key, default: []].count < HistoryConfiguration.tombstonesPerChange {
+            tombstones[key, default: []].append(tombstone)
+        }
+    }
+
+    /// Notes the deletion of the row a `DELETE … RETURNING id<fields.returningSQL>` has just
+    /// returned, with its tombstone when the entity keeps `fields`.
+    func recordDeletion(_ entity: HistoryEntity, of statement: Statement, keeping fields: HistoryTombstoneFields?) {
+        if let fields {
+            recordDeletion(entity, fields.tombstone(from: statement))
+        } else {
+            record(entity, .delete, id: statement.int64(at: 0))
+        }
+    }
+
+    /// The ids of `entity` this transaction did `operation` to so far.
+    func ids(_ entity: HistoryEntity, _ operation: HistoryOperation) -> IDRanges? {
+        changes[Key(entity: entity, operation: operation)]
     }
 
     /// Notes that the transaction did `operation` to the row `id` of `entity`.
@@ -40,8 +71,8 @@ final class HistoryRecorder {
         // get consecutive numbers, the first of which names the transaction.
         let last = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
         let insert = try connection.cachedStatement("""
-            INSERT INTO history (seq, txn, author_id, at, entity, operation, ids, row_count)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO history (seq, txn, author_id, at, entity, operation, ids, row_count, tombstones)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let transaction = last + 1
         for (offset, key) in order.enumerated() {
@@ -54,6 +85,17 @@ final class HistoryRecorder {
             insert.bind(Int64(key.operation.rawValue), at: 6)
             ids.encoded.withUnsafeBytes { insert.bind($0, at: 7) }
             insert.bind(Int64(ids.count), at: 8)
+            if let kept = tombstones[key], !kept.isEmpty {
+                // In id order, whatever order the rows went in.
+                let sorted = kept.sorted { $0.id < $1.id }
+                do {
+                    insert.bind(String(decoding: try StoreJSON.compactEncoder.encode(sorted), as: UTF8.self), at: 9)
+                } catch {
+                    throw DatabaseError(message: "history tombstones could not be encoded: \(error)", sql: nil)
+                }
+            } else {
+                insert.bindNull(at: 9)
+            }
             try insert.run()
         }
     }
@@ -62,5 +104,6 @@ final class HistoryRecorder {
     func discard() {
         order.removeAll(keepingCapacity: true)
         changes.removeAll(keepingCapacity: true)
+        tombstones.removeAll(keepingCapacity: true)
     }
 }

@@ -65,6 +65,24 @@ public struct IDRanges: Sendable, Hashable, Sequence {
         count = ranges.reduce(0) { $0 + $1.count }
     }
 
+    /// How many ids are in both `self` and `other`: a walk of both lists of ranges, never of
+    /// the ids themselves, so two ranges of millions of ids are one comparison.
+    public func intersectionCount(_ other: IDRanges) -> Int {
+        var count = 0
+        var mine = 0
+        var theirs = 0
+        while mine < ranges.count && theirs < other.ranges.count {
+            let a = ranges[mine]
+            let b = other.ranges[theirs]
+            let low = Swift.max(a.lowerBound, b.lowerBound)
+            let high = Swift.min(a.upperBound, b.upperBound)
+            if low <= high { count += Int(high - low) + 1 }
+            // The range that ends first can meet nothing further on.
+            if a.upperBound < b.upperBound { mine += 1 } else { theirs += 1 }
+        }
+        return count
+    }
+
     /// The ids, ascending.
     public func makeIterator() -> some IteratorProtocol<Int64> {
         ranges.lazy.flatMap { $0 }.makeIterator()
@@ -72,6 +90,22 @@ public struct IDRanges: Sendable, Hashable, Sequence {
 }
 
 extension IDRanges {
+    /// The union of `ranges`, given in any order: one sort and one pass, where inserting them
+    /// one by one out of order would cost a pass each.
+    init(unionOf ranges: [ClosedRange<Int64>]) {
+        self.init()
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = self.ranges.last, range.lowerBound <= last.upperBound + 1 {
+                guard range.upperBound > last.upperBound else { continue }
+                self.ranges[self.ranges.count - 1] = last.lowerBound ... range.upperBound
+                count += Int(range.upperBound - last.upperBound)
+            } else {
+                self.ranges.append(range)
+                count += range.count
+            }
+        }
+    }
+
     /// The stored form (`history.ids`): per range, the gap from the previous range's end (from 0
     /// for the first) and its length minus one, each an unsigned LEB128 varint. A range of
     /// 4,096 inserted messages takes 4–6 bytes.

@@ -42,7 +42,10 @@ final class BatchWriter {
     /// How many messages the next step of the full-text index covers (``SearchIndex/step(_:)``).
     var searchRowsPerStep = 4_096
     /// Collects each transaction's changes for `history` (nil: history is off, and costs nothing).
-    var history: HistoryRecorder?
+    /// The blob store records its rows into the same one.
+    var history: HistoryRecorder? {
+        didSet { blobs.history = history }
+    }
 
     static let insertMessageSQL = """
         INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,

@@ -15,6 +15,8 @@ struct StoreCounts: Sendable {
     var pageBytes: Int64
     /// Messages (ids) past the full-text index's position.
     var unindexedMessages: Int
+    /// Rows the size sweep deleted before a history consumer read them (`history_gaps`).
+    var historyGaps = 0
 
     init(connection: Connection) throws {
         messages = Int(try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
@@ -27,6 +29,9 @@ struct StoreCounts: Sendable {
             return
         }
         tasks = Int(try connection.integer("SELECT count(*) FROM tasks") ?? 0)
+        if schemaVersion >= Migrations.firstVersionWithHistory {
+            historyGaps = Int(try connection.integer("SELECT coalesce(sum(row_count), 0) FROM history_gaps") ?? 0)
+        }
         // Schema 2 (a read-only older store) has no totals table: count the rows.
         let statement = try connection.prepare(schemaVersion >= Migrations.firstVersionWithBlobTotals ? """
             SELECT count, size, decompressed_size, file_size FROM blob_totals

@@ -66,6 +66,11 @@ extension LogStore {
         public var writeErrorCount: Int
         /// The most recent commit failure, when there was one (in JSON: its kind and description).
         public var lastWriteError: LogStoreError?
+        /// Rows the size limit deleted before a history consumer had read them, summed over the
+        /// consumers (``HistoryConfiguration``) and entities (messages and tasks): the size sweep
+        /// is never held back, and counts what each one lost until its next read reports it.
+        /// 0 without history.
+        public var historyGapCount: Int = 0
         /// When the store was last swept.
         public var lastSweepDate: Date?
         /// What the last sweep removed and reclaimed (nil before the first recorded sweep).
@@ -129,6 +134,7 @@ extension LogStore {
             droppedSubscriberEventCount: core.writer?.broadcaster.droppedCount ?? 0,
             writeErrorCount: writeErrors?.count ?? 0,
             lastWriteError: writeErrors?.last,
+            historyGapCount: counts.historyGaps,
             lastSweepDate: manifest.lastSweepDate,
             lastSweep: manifest.lastSweep)
     }

@@ -13,6 +13,7 @@ enum StoreOpener {
     static func open(
         directory: URL, options: LogStore.Options, configuration: LogStore.Configuration
     ) throws -> Opened {
+        // A configuration mistake is refused before anything on disk is touched.
         try configuration.history?.validate()
         // Every failure leaves as a store error: a damaged page met past the first reads (the
         // session's query, a migration) is the same damage as one met at the first.
@@ -140,10 +141,13 @@ enum StoreOpener {
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
         let history = try configuration.history.map { history in
-            try connection.transaction(.immediate) {
-                try HistoryRecorder(authorID: HistoryAuthors.register(
-                    history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor),
-                    naming: history.requiredAuthors, on: connection))
+            let fields = try HistoryTombstoneFields.validated(history.tombstones)
+            return try connection.transaction(.immediate) {
+                try HistoryRecorder(
+                    authorID: HistoryAuthors.register(
+                        history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor),
+                        naming: history.requiredAuthors, on: connection),
+                    tombstoneFields: fields)
             }
         }
         let sessionRecord = configuration.recordsSessionOnOpen

@@ -22,6 +22,19 @@ extension BatchWriter {
         }
     }
 
+    /// What a deletion does about history's consumers (with history on; without it, nothing).
+    enum ConsumerRule: Sendable {
+        /// Nothing: an explicit removal (``LogStore/removeAll()``, ``LogStore/removeSessions(_:)``)
+        /// or an age sweep without the retention guard deletes what it was asked to.
+        case none
+        /// The age sweep under ``HistoryConfiguration/retentionGuard``: rows a required author
+        /// has not consumed stay, from the lowest such id of each entity on.
+        case retentionGuard
+        /// The size sweep: never held back, it counts the messages and tasks each required
+        /// author had not consumed in `history_gaps`.
+        case countGaps
+    }
+
     /// Deletes tasks by row id, with their heads' and bodies' links (their transactions go by
     /// cascade) and, when asked, their technical messages. Runs in the caller's transaction.
     @discardableResult
@@ -42,17 +55,27 @@ extension BatchWriter {
             links.reset()
             if withTheirMessages {
                 if let history {
-                    let deleted = try connection.cachedStatement("DELETE FROM messages WHERE task_id = ? RETURNING id")
+                    let fields = history.tombstoneFields[.message]
+                    let deleted = try connection.cachedStatement(
+                        "DELETE FROM messages WHERE task_id = ? RETURNING id\(fields?.returningSQL ?? "")")
                     deleted.bind(rowID, at: 1)
                     defer { deleted.reset() }
-                    while try deleted.step() { history.record(.message, .delete, id: deleted.int64(at: 0)) }
+                    while try deleted.step() { history.recordDeletion(.message, of: deleted, keeping: fields) }
                 } else {
                     try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
                 }
             }
-            delete.bind(rowID, at: 1)
-            try delete.run()
-            history?.record(.task, .delete, id: rowID)
+            if let history, let fields = history.tombstoneFields[.task] {
+                // The preserved fields come back from the delete itself: no second read.
+                let deleted = try connection.cachedStatement("DELETE FROM tasks WHERE id = ? RETURNING id\(fields.returningSQL)")
+                deleted.bind(rowID, at: 1)
+                defer { deleted.reset() }
+                while try deleted.step() { history.recordDeletion(.task, of: deleted, keeping: fields) }
+            } else {
+                delete.bind(rowID, at: 1)
+                try delete.run()
+                history?.record(.task, .delete, id: rowID)
+            }
             for head in heads { try releaseHead(head) }
             for body in bodies where try blobs.unlink(rowID: body) == 0 { removed.blobs += 1 }
             removed.tasks += 1
@@ -65,14 +88,29 @@ extension BatchWriter {
     /// created before `cutoff` when one is given and only those of the session with row id
     /// `sessionID` when one is given, with the tasks their technical messages describe.
     ///
+    /// - Parameter rule: what it does about history's consumers.
     /// - Returns: what it removed, and the id to continue from (nil when the range is done).
     func deleteMessages(
         from firstID: Int64, through lastID: Int64, before cutoff: Date?, inSession sessionID: Int64? = nil,
-        limit: Int
+        limit: Int, rule: ConsumerRule = .none
     ) throws -> (removed: Removed, next: Int64?) {
         try transaction {
+            var lastID = lastID
+            var guardedTaskID: Int64?
+            if rule == .retentionGuard, history != nil {
+                let unconsumed = try HistoryUnconsumed.read([.message, .task], on: connection)
+                // Everything from the lowest unconsumed id on stays: the range ends before it.
+                if let lowest = unconsumed.lowestID(.message) { lastID = min(lastID, lowest - 1) }
+                guardedTaskID = unconsumed.lowestID(.task)
+                if lastID < firstID { return (Removed(), nil) }
+            }
             var condition = "id BETWEEN ? AND ?"
             var arguments: [DatabaseValue] = [.integer(firstID), .integer(lastID)]
+            if let guardedTaskID {
+                // A technical message goes with its task: it stays while its task is guarded.
+                condition += " AND (task_id IS NULL OR task_id < ?)"
+                arguments.append(.integer(guardedTaskID))
+            }
             if let cutoff {
                 condition += " AND created_at < ?"
                 arguments.append(.real(cutoff.timeIntervalSince1970))
@@ -113,14 +151,17 @@ extension BatchWriter {
             if let history {
                 // Which rows went, exactly (the condition may skip some of the range): one step
                 // per row, paid only with history on.
-                let deleted = try connection.prepare("DELETE FROM messages WHERE \(condition) RETURNING id")
+                let fields = history.tombstoneFields[.message]
+                let deleted = try connection.prepare(
+                    "DELETE FROM messages WHERE \(condition) RETURNING id\(fields?.returningSQL ?? "")")
                 try deleted.bind(arguments)
                 var count = 0
                 while try deleted.step() {
-                    history.record(.message, .delete, id: deleted.int64(at: 0))
+                    history.recordDeletion(.message, of: deleted, keeping: fields)
                     count += 1
                 }
                 removed.rows += count
+                if rule == .countGaps { try countGaps(history) }
             } else {
                 try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
                 removed.rows += Int(connection.changes)
@@ -132,13 +173,33 @@ extension BatchWriter {
 
     /// Deletes up to `limit` tasks created before `cutoff` (only those still pending when
     /// `onlyPending`), oldest first, with their technical messages (pending tasks have none).
-    func deleteTasks(createdBefore cutoff: Date, onlyPending: Bool = false, limit: Int) throws -> Removed {
+    ///
+    /// - Parameter rule: what it does about history's consumers.
+    func deleteTasks(
+        createdBefore cutoff: Date, onlyPending: Bool = false, limit: Int, rule: ConsumerRule = .none
+    ) throws -> Removed {
         try transaction {
-            let ids = try connection.integers(
-                "SELECT id FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "") ORDER BY created_at LIMIT ?",
-                [.real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
-            return try deleteTasks(rowIDs: ids, withTheirMessages: true)
+            var sql = "SELECT id FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "")"
+            var arguments: [DatabaseValue] = [.real(cutoff.timeIntervalSince1970)]
+            if rule == .retentionGuard, history != nil,
+                let lowest = try HistoryUnconsumed.read([.task], on: connection).lowestID(.task)
+            {
+                sql += " AND id < ?"
+                arguments.append(.integer(lowest))
+            }
+            let ids = try connection.integers(sql + " ORDER BY created_at LIMIT ?", arguments + [.integer(Int64(limit))])
+            let removed = try deleteTasks(rowIDs: ids, withTheirMessages: true)
+            if rule == .countGaps, let history { try countGaps(history) }
+            return removed
         }
+    }
+
+    /// Counts in `history_gaps` the messages and tasks this transaction deleted that a
+    /// required author had not consumed (``ConsumerRule/countGaps``).
+    private func countGaps(_ history: HistoryRecorder) throws {
+        var deleted: [HistoryEntity: IDRanges] = [:]
+        for entity in [HistoryEntity.message, .task] { deleted[entity] = history.ids(entity, .delete) }
+        try HistoryUnconsumed.countGaps(deleted: deleted, on: connection)
     }
 
     /// Drops the bodies of up to `limit` tasks with ids above `afterID`, oldest first; the task
@@ -246,8 +307,15 @@ extension BatchWriter {
             for table in ["message_blocks", "threads"] {
                 try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
             }
-            try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
-            if connection.changes > 0 { history?.record(.session, .delete, id: session) }
+            if let history, let fields = history.tombstoneFields[.session] {
+                let deleted = try connection.cachedStatement("DELETE FROM sessions WHERE id = ? RETURNING id\(fields.returningSQL)")
+                deleted.bind(session, at: 1)
+                defer { deleted.reset() }
+                while try deleted.step() { history.recordDeletion(.session, of: deleted, keeping: fields) }
+            } else {
+                try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
+                if connection.changes > 0 { history?.record(.session, .delete, id: session) }
+            }
         }
     }
 

@@ -172,12 +172,15 @@ final class Sweeper: Sendable {
             reporter.begin(.removingOldMessages, total: total)
         }
         var removed = BatchWriter.Removed()
+        // Only the age sweep waits for history's consumers, and only when asked.
+        let rule: BatchWriter.ConsumerRule = configuration.history?.retentionGuard == true ? .retentionGuard : .none
         for range in ranges {
             // The date is checked on every row: a block's id range may hold other processes'
             // newer messages (blocks are extended across their inserts).
-            removed += try await deleteMessages(from: range.lowerBound, through: range.upperBound, before: cutoff)
+            removed += try await deleteMessages(
+                from: range.lowerBound, through: range.upperBound, before: cutoff, rule: rule)
         }
-        removed += try await removeOlderTasks(than: cutoff, phase: .removingOldTasks)
+        removed += try await removeOlderTasks(than: cutoff, phase: .removingOldTasks, rule: rule)
         return removed
     }
 
@@ -203,8 +206,11 @@ final class Sweeper: Sendable {
         return ranges
     }
 
+    /// Deletes the messages from `first` through `last` (created before `cutoff`, of one
+    /// session) in steps; `rule` says what history's consumers get (``BatchWriter/ConsumerRule``).
     func deleteMessages(
-        from first: Int64, through last: Int64, before cutoff: Date?, inSession sessionID: Int64? = nil
+        from first: Int64, through last: Int64, before cutoff: Date?, inSession sessionID: Int64? = nil,
+        rule: BatchWriter.ConsumerRule = .none
     ) async throws -> BatchWriter.Removed {
         struct Progress: Sendable {
             var next: Int64?
@@ -216,7 +222,7 @@ final class Sweeper: Sendable {
             writer, progress, limit in
             guard let from = progress.next else { return (true, 0) }
             let step = try writer.deleteMessages(
-                from: from, through: last, before: cutoff, inSession: sessionID, limit: limit)
+                from: from, through: last, before: cutoff, inSession: sessionID, limit: limit, rule: rule)
             progress.removed += step.removed
             progress.next = step.next
             return (step.next == nil, step.removed.rows)
@@ -267,7 +273,9 @@ final class Sweeper: Sendable {
         let kept = Double(size) * ratio <= limit ? ratio : ratio * limit / Double(size)
         let plan = try await core.read { connection -> (first: Int64, cut: Int64, count: Int64)? in
             let count = try connection.integer("SELECT count(*) FROM messages") ?? 0
-            let toRemove = count - Int64((Double(count) * kept).rounded())
+            // Far over the limit with few messages, what is kept can round to none; the newest
+            // stays (it marks the cut), or the lookup of the cut would find no row and trim nothing.
+            let toRemove = min(count - 1, count - Int64((Double(count) * kept).rounded()))
             guard toRemove > 0,
                 let first = try connection.integer("SELECT min(id) FROM messages"),
                 let cut = try connection.integer(
@@ -277,22 +285,25 @@ final class Sweeper: Sendable {
         }
         guard let plan else { return BatchWriter.Removed() }
         SweepProgressReporter.current?.begin(.trimmingMessages, total: plan.count)
-        var removed = try await deleteMessages(from: plan.first, through: plan.cut - 1, before: nil)
+        // Never held back: what a consumer had not seen is counted as its gap instead.
+        var removed = try await deleteMessages(from: plan.first, through: plan.cut - 1, before: nil, rule: .countGaps)
         // Tasks still pending have no technical message: those created before the cut go too.
         let cutDate = try await core.read { connection in
             try connection.real("SELECT created_at FROM messages WHERE id = ?", [.integer(plan.cut)])
         }
         if let cutDate {
             removed += try await removeOlderTasks(
-                than: Date(timeIntervalSince1970: cutDate), onlyPending: true, phase: nil)
+                than: Date(timeIntervalSince1970: cutDate), onlyPending: true, phase: nil, rule: .countGaps)
         }
         return removed
     }
 
-    /// - Parameter phase: the phase these removals are reported as, counting tasks; `nil` when
-    ///   they are the tail of another phase, which counts other units.
+    /// - Parameters:
+    ///   - phase: the phase these removals are reported as, counting tasks; `nil` when they
+    ///     are the tail of another phase, which counts other units.
+    ///   - rule: what history's consumers get (``BatchWriter/ConsumerRule``).
     private func removeOlderTasks(
-        than cutoff: Date, onlyPending: Bool = false, phase: SweepProgress.Phase?
+        than cutoff: Date, onlyPending: Bool = false, phase: SweepProgress.Phase?, rule: BatchWriter.ConsumerRule
     ) async throws -> BatchWriter.Removed {
         let reporter = phase == nil ? nil : SweepProgressReporter.current
         // Usually there are none: a look on a reader spares the wait for a turn on the writer.
@@ -310,7 +321,7 @@ final class Sweeper: Sendable {
         let units: @Sendable (BatchWriter.Removed) -> Int64 = { counted ? Int64($0.tasks) : 0 }
         return try await repeatSteps(BatchWriter.Removed(), size: Self.tasksPerStep, counting: units) {
             writer, removed, limit in
-            let step = try writer.deleteTasks(createdBefore: cutoff, onlyPending: onlyPending, limit: limit)
+            let step = try writer.deleteTasks(createdBefore: cutoff, onlyPending: onlyPending, limit: limit, rule: rule)
             removed += step
             return (step.tasks < limit, step.rows)
         }

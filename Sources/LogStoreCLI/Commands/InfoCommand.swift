@@ -57,6 +57,9 @@ enum InfoCommand: Command {
             ("Dropped events", Format.count(info.droppedEventCount)),
             ("Write errors", Format.count(info.writeErrorCount)),
         ]
+        if info.historyGapCount > 0 {
+            rows.append(("History gaps", "\(Format.count(info.historyGapCount)) rows deleted by the size limit before a consumer read them"))
+        }
         if let lastWriteError = info.lastWriteError {
             rows.append(("Last write error", Format.escaped(lastWriteError.description)))
         }
