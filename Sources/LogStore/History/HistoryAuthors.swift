@@ -16,12 +16,13 @@ enum HistoryAuthors {
 
     /// Registers `name` if it is new, its cursor at the end of history (it has nothing to
     /// consume yet, and must not hold back cleanup of what came before it), and returns its row
-    /// id. Run inside a write transaction.
+    /// id. A retired author that opens the store again is active again: it consumes once more.
+    /// Run inside a write transaction.
     static func register(_ name: String, isBatch: Bool, on connection: Connection, at date: Date = Date()) throws -> Int64 {
         let end = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
         let insert = try connection.cachedStatement("""
             INSERT INTO history_authors (name, kind, cursor, registered) VALUES (?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET kind = excluded.kind
+            ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, retired = NULL
             """)
         insert.bind(name, at: 1)
         insert.bind(Int64(isBatch ? 1 : 0), at: 2)
