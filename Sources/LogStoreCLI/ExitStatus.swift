@@ -10,8 +10,8 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// `EX_USAGE`: an unknown command or option, a missing or malformed value.
     static let usage: Int32 = 64
-    /// `EX_NOINPUT`: the store, archive or task named does not exist, or the directory of the
-    /// file to write (`export -o`).
+    /// `EX_NOINPUT`: the store, archive, task or history author (`history --retire`) named does
+    /// not exist, or the directory of the file to write (`export -o`).
     static let notFound: Int32 = 66
     /// `EX_TEMPFAIL`: another process held the store busy past the wait; trying again may work.
     static let busy: Int32 = 75
@@ -21,7 +21,7 @@ enum ExitStatus {
         (success, "success"),
         (failure, "the work failed (an invalid store, a write error, ...)"),
         (usage, "usage error: an unknown command or option, a missing or malformed value"),
-        (notFound, "not found: no store, archive, task or output directory at what was named"),
+        (notFound, "not found: no store, archive, task, history author or output directory at what was named"),
         (busy, "busy: another process held the store locked; try again"),
     ]
 }

@@ -63,6 +63,7 @@ public enum LogStoreCommand {
         TailCommand.self,
         OpenCommand.self,
         ExportCommand.self,
+        HistoryCommand.self,
     ]
 
     static let usageStatus = ExitStatus.usage

@@ -20,7 +20,7 @@ struct HistoryRetentionGuardTests {
         if let sizeLimit { configuration.sizeLimit = sizeLimit }
         configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
         configuration.history = HistoryConfiguration(
-            currentAuthor: author, allAuthors: ["server", "viewer"], retentionGuard: retentionGuard)
+            currentAuthor: author, retentionGuard: retentionGuard)
         return configuration
     }
 
@@ -30,7 +30,8 @@ struct HistoryRetentionGuardTests {
     }
 
     /// The server logs old rows before the viewer registers (its cursor starts past them: they
-    /// are not its to consume) and after (unconsumed), then sweeps.
+    /// are not its to consume; the server's configuration does not name it) and after
+    /// (unconsumed), then sweeps.
     static func sweepWithAViewer(
         _ server: LogStore.Configuration, padding: Int = 0
     ) async throws -> (labels: [String: Int], tasks: Int, removedMessages: Int) {

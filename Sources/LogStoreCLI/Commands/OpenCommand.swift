@@ -13,7 +13,7 @@ enum OpenCommand: Command {
             Opening checks the whole archive: its structure, its info record, every chunk's
             checksum and the database's schema; a damaged or crafted file is reported, never
             trusted. Every reading command (info, messages, tasks, task, blobs, sessions, summary,
-            tail, export) takes an archive in place of a store directory.
+            tail, export, history) takes an archive in place of a store directory.
 
             Examples:
               logstore open incident.lsarchive
