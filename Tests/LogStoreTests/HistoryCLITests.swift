@@ -33,7 +33,7 @@ struct HistoryCLITests {
             #expect(worker.contains("2 / 2"))
             #expect(lines.contains { $0.hasPrefix("Changes:") && $0.contains("5 (seq 1…5), about ") })
             #expect(lines.contains { $0.hasPrefix("Last cleanup:") && $0.hasSuffix("never") })
-            #expect(lines.contains { $0.hasPrefix("Cleanable now:") && $0.contains("nothing (held at the cursor of server, seq 0)") })
+            #expect(lines.contains { $0.hasPrefix("Cleanable now:") && $0.contains("nothing (held at the cursor of worker, seq 0)") })
         }
     }
 

@@ -69,6 +69,11 @@ enum HistoryAuthors {
         }
     }
 
+    /// `author`'s cursor (0 for a row that is gone).
+    static func cursor(_ authorID: Int64, on connection: Connection) throws -> Int64 {
+        try connection.integer("SELECT cursor FROM history_authors WHERE id = ?", [.integer(authorID)]) ?? 0
+    }
+
     /// Every author, by name.
     static func all(on connection: Connection) throws -> [Row] {
         let statement = try connection.prepare("""

@@ -165,18 +165,12 @@ final class HistoryMerger: Sendable {
 
     private func run() async {
         defer { core.commitWatch?.stop() }
-        var cursor: Int64?
         var delay = Self.retryDelay
         while !isStopped {
             let generation = core.commits.generation
             let round: Round
             do {
-                if cursor == nil {
-                    cursor = try await core.read { [authorID] connection in
-                        try connection.integer("SELECT cursor FROM history_authors WHERE id = ?", [.integer(authorID)])
-                    } ?? 0
-                }
-                round = try await merge(cursor: &cursor)
+                round = try await merge()
                 delay = Self.retryDelay
             } catch {
                 if isStopped { return }
@@ -196,7 +190,7 @@ final class HistoryMerger: Sendable {
         }
     }
 
-    private func merge(cursor: inout Int64?) async throws -> Round {
+    private func merge() async throws -> Round {
         let consumers = state.withLock { state -> (additions: UInt64, hasHooks: Bool, hasSubscribers: Bool)? in
             guard state.hasConsumers else {
                 // Ends under the lock an addition takes: the next consumer starts a new loop.
@@ -205,11 +199,14 @@ final class HistoryMerger: Sendable {
             }
             return (state.additions, !state.hooks.isEmpty, !state.subscribers.isEmpty)
         }
-        guard let consumers, let start = cursor else { return .noConsumers }
+        guard let consumers else { return .noConsumers }
+        // The cursor as stored, read in the same snapshot as what follows it: this process's
+        // writer moves it past its own transactions too (``HistoryRecorder``).
         let unseen = try await core.read { [authorID, configuration, directory = core.directory] connection in
             try HistoryReader.unseen(
-                after: start, authorID: authorID, includingOwn: configuration.includesOwnChanges,
-                limit: Self.changesPerRound, on: connection, directory: directory)
+                after: HistoryAuthors.cursor(authorID, on: connection), authorID: authorID,
+                includingOwn: configuration.includesOwnChanges, limit: Self.changesPerRound, on: connection,
+                directory: directory)
         }
         guard let unseen else { return .caughtUp }
         let batch = HistoryBatch(transactions: unseen.transactions, gaps: unseen.gaps)
@@ -222,7 +219,6 @@ final class HistoryMerger: Sendable {
         // Gaps count as reported once a hook or an iteration had them (observers see changes only).
         let reported = consumers.hasHooks || consumers.hasSubscribers ? unseen.gaps : [:]
         try await advance(to: unseen.through, clearing: reported, counts: !batch.transactions.isEmpty)
-        cursor = unseen.through
         return unseen.hasMore ? .more : .caughtUp
     }
 

@@ -8,8 +8,13 @@ final class HistoryRecorder {
     let authorID: Int64
     /// The fields deletions keep, for the entities that keep some (checked at open).
     let tombstoneFields: [HistoryEntity: HistoryTombstoneFields]
-    private var order: [Key] = []
-    private var changes: [Key: IDRanges] = [:]
+    /// Whether a transaction moves the author's cursor past its own changes when the cursor
+    /// was caught up (its own changes are not delivered to it, so nothing is skipped).
+    let movesCursorPastOwnChanges: Bool
+    /// The transaction's changes in the order their keys first came; a handful at most, so a
+    /// linear search, with the last key tried first (the writer's case: a run of inserts).
+    private var entries: [(key: Key, ids: IDRanges)] = []
+    private var lastIndex = 0
     /// Per delete key, the tombstones collected so far (at most
     /// ``HistoryConfiguration/tombstonesPerChange``).
     private var tombstones: [Key: [HistoryTombstone]] = [:]
@@ -19,9 +24,24 @@ final class HistoryRecorder {
         let operation: HistoryOperation
     }
 
-    init(authorID: Int64, tombstoneFields: [HistoryEntity: HistoryTombstoneFields] = [:]) {
+    init(
+        authorID: Int64, tombstoneFields: [HistoryEntity: HistoryTombstoneFields] = [:],
+        movesCursorPastOwnChanges: Bool = true
+    ) {
         self.authorID = authorID
         self.tombstoneFields = tombstoneFields
+        self.movesCursorPastOwnChanges = movesCursorPastOwnChanges
+    }
+
+    private func index(of key: Key) -> Int {
+        if lastIndex < entries.count, entries[lastIndex].key == key { return lastIndex }
+        if let found = entries.firstIndex(where: { $0.key == key }) {
+            lastIndex = found
+        } else {
+            entries.append((key, IDRanges()))
+            lastIndex = entries.count - 1
+        }
+        return lastIndex
     }
 
     /// Notes the deletion of the row a tombstone describes, keeping the tombstone while the
@@ -46,26 +66,23 @@ final class HistoryRecorder {
 
     /// The ids of `entity` this transaction did `operation` to so far.
     func ids(_ entity: HistoryEntity, _ operation: HistoryOperation) -> IDRanges? {
-        changes[Key(entity: entity, operation: operation)]
+        let key = Key(entity: entity, operation: operation)
+        return entries.first { $0.key == key }?.ids
     }
 
     /// Notes that the transaction did `operation` to the row `id` of `entity`.
     func record(_ entity: HistoryEntity, _ operation: HistoryOperation, id: Int64) {
-        let key = Key(entity: entity, operation: operation)
-        if changes[key] == nil { order.append(key) }
-        changes[key, default: IDRanges()].insert(id)
+        entries[index(of: Key(entity: entity, operation: operation))].ids.insert(id)
     }
 
     /// Notes a run of ids at once (a range the sweep deleted whole).
     func record(_ entity: HistoryEntity, _ operation: HistoryOperation, ids: ClosedRange<Int64>) {
-        let key = Key(entity: entity, operation: operation)
-        if changes[key] == nil { order.append(key) }
-        changes[key, default: IDRanges()].insert(ids)
+        entries[index(of: Key(entity: entity, operation: operation))].ids.insert(ids)
     }
 
     /// Writes the transaction's rows; call inside the transaction, just before its commit.
     func flush(_ connection: Connection, at date: Date = Date()) throws {
-        guard !order.isEmpty else { return }
+        guard !entries.isEmpty else { return }
         defer { discard() }
         // The next seq AUTOINCREMENT would give, taken inside the write transaction: the rows
         // get consecutive numbers, the first of which names the transaction.
@@ -75,8 +92,9 @@ final class HistoryRecorder {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let transaction = last + 1
-        for (offset, key) in order.enumerated() {
-            guard let ids = changes[key], !ids.isEmpty else { continue }
+        var written = last
+        for (offset, (key, ids)) in entries.enumerated() where !ids.isEmpty {
+            written = transaction + Int64(offset)
             insert.bind(transaction + Int64(offset), at: 1)
             insert.bind(transaction, at: 2)
             insert.bind(authorID, at: 3)
@@ -98,12 +116,18 @@ final class HistoryRecorder {
             }
             try insert.run()
         }
+        if movesCursorPastOwnChanges && written > last {
+            // Only when it was caught up: another author's change before this transaction,
+            // not consumed yet, keeps the cursor where it is.
+            try connection.cachedStatement("UPDATE history_authors SET cursor = ? WHERE id = ? AND cursor = ?")
+                .bindAndRun([.integer(written), .integer(authorID), .integer(last)])
+        }
     }
 
     /// Forgets what was collected (after a flush, or for a rolled-back transaction).
     func discard() {
-        order.removeAll(keepingCapacity: true)
-        changes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+        lastIndex = 0
         tombstones.removeAll(keepingCapacity: true)
     }
 }

@@ -147,7 +147,7 @@ enum StoreOpener {
                     authorID: HistoryAuthors.register(
                         history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor),
                         naming: history.requiredAuthors, on: connection),
-                    tombstoneFields: fields)
+                    tombstoneFields: fields, movesCursorPastOwnChanges: !history.includesOwnChanges)
             }
         }
         let sessionRecord = configuration.recordsSessionOnOpen
