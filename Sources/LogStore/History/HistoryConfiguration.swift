@@ -53,8 +53,8 @@ public struct HistoryConfiguration: Sendable, Hashable {
     /// The size limit is never held back: the size sweep deletes what it must, and counts the
     /// rows a consumer had not seen as gaps (``LogStore/Info/historyGapCount``). Explicit
     /// removals (``LogStore/removeAll()``, ``LogStore/removeSessions(_:)``) are the caller's
-    /// choice and ignore the guard too. An author in ``allAuthors`` that has never opened the
-    /// store has no cursor yet and holds nothing back.
+    /// choice and ignore the guard too. An author some configuration named in ``allAuthors``
+    /// has a cursor from then on, so it holds the age sweep back before it first opens too.
     public var retentionGuard: Bool
 
     /// The default ``tombstones``: `task: ["uuid", "url", "state", "status_code"]`,
