@@ -116,6 +116,7 @@ final class HistorySubscriber: Sendable {
 /// hooks too. The merge waits for the loop, so a sequence made and iterated but left waiting
 /// between two elements holds this author's merges back until it is released.
 public struct HistoryChanges: AsyncSequence, Sendable {
+    /// One merge's batch of unseen changes.
     public typealias Element = HistoryBatch
 
     let subscribe: @Sendable () -> HistorySubscriber?
