@@ -76,6 +76,10 @@ struct DemoWriter {
             let taskShare = tasks / sessions + (session < tasks % sessions ? 1 : 0)
             // A couple of tasks are still running when the last session closes.
             let pendingFrom = session == sessions - 1 && tasks >= 20 ? taskShare - 2 : taskShare
+            // Sessions take turns as two authors of the change history, so `logstore history`
+            // has something to show: each is behind by what the other wrote.
+            configuration.history = HistoryConfiguration(
+                currentAuthor: session % 2 == 0 ? "api" : "worker", allAuthors: ["api", "worker"])
             let store = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
             var recorder = DemoNetworkRecorder(store: store)
             var tasksDone = 0
