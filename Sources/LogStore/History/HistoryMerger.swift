@@ -97,14 +97,18 @@ final class HistoryMerger: Sendable {
     /// Changes the consumers, and starts the loop with the first one (the batch authors' stores
     /// never start it: they only write).
     private func changeConsumers(_ change: (inout State) -> Void) {
-        state.withLock { state in
+        let wakesLoop = state.withLock { state -> Bool in
             change(&state)
-            guard !state.isClosed, state.loop == nil, state.hasConsumers,
-                !configuration.batchAuthors.contains(configuration.currentAuthor)
-            else { return }
+            guard !state.isClosed, state.hasConsumers, !configuration.batchAuthors.contains(configuration.currentAuthor)
+            else { return false }
+            // A running loop may be waiting for the next commit, having found no consumer for
+            // what is already committed: it must read again for the new one now.
+            guard state.loop == nil else { return true }
             core.commitWatch?.start()
             state.loop = Task.detached { [self] in await run() }
+            return false
         }
+        if wakesLoop { core.commits.notify() }
     }
 
     /// Stops the loop for good and ends every iteration (the store closes).
