@@ -10,11 +10,11 @@ import Testing
 /// ones (`historyCleaner().clean()`), checked after every step against a model of every seq
 /// ever seen in the table.
 ///
-/// `LOGSTORE_HISTORY_TRIALS` sets the trials (3 by default: a few seconds), `LOGSTORE_HISTORY_SEED`
+/// `LOGSTORE_HISTORY_TRIALS` sets the trials (4 by default: a few seconds), `LOGSTORE_HISTORY_SEED`
 /// repeats a run (its seed is printed).
 @Suite("History cleanup property")
 struct HistoryCleanupPropertyTests {
-    static let trials = ProcessInfo.processInfo.environment["LOGSTORE_HISTORY_TRIALS"].flatMap { Int($0) } ?? 3
+    static let trials = ProcessInfo.processInfo.environment["LOGSTORE_HISTORY_TRIALS"].flatMap { Int($0) } ?? 4
     static let seed = ProcessInfo.processInfo.environment["LOGSTORE_HISTORY_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 0...UInt64.max)
     static let stepsPerTrial = 16
@@ -142,6 +142,8 @@ struct HistoryCleanupPropertyTests {
                 try await clean(random: &random, tally: &tally)
             case 77..<88:
                 what = "kill \(author)"
+                // Registered first, then something to consume: the child has a merge to be killed in.
+                _ = try await store(author)
                 try await write("n", random: &random)
                 try await check("\(what) (before)", tally: &tally)
                 try await crash(author, random: &random, tally: &tally)
@@ -173,8 +175,13 @@ struct HistoryCleanupPropertyTests {
             let before = try await snapshot()
             guard let target = before.target(for: author), target > before.cursors[author] ?? 0 else { return }
             let id = await store.registerMergeHook { _ in .goOn }
-            try await waitFor(seconds: 20) { [reader] in
-                try await Self.snapshot(reader).cursors[author] ?? 0 >= target
+            do {
+                try await waitFor(seconds: 20) { [reader] in
+                    try await Self.snapshot(reader).cursors[author] ?? 0 >= target
+                }
+            } catch {
+                Issue.record(error, "merge \(author) to \(target) from \(before.cursors), \(context)")
+                throw error
             }
             await store.removeMergeHook(id: id)
             tally.merges += 1
@@ -209,17 +216,25 @@ struct HistoryCleanupPropertyTests {
 
         /// A child consumes as `author` and is killed with SIGKILL, inside its merge when it can be.
         mutating func crash(_ author: String, random: inout SeededRandom, tally: inout Tally) async throws {
-            let inMerge = Int.random(in: 0..<4, using: &random) > 0
-            let delay = Int.random(in: 0...(HistoryCleanupPropertyTests.hookMilliseconds + 40), using: &random)
+            // A quarter at a random moment after `ready`, half inside the hook, a quarter in the
+            // few milliseconds after it returned, before or as the cursor moves.
+            let plan = Int.random(in: 0..<4, using: &random)
+            let (trigger, delay) = switch plan {
+            case 0: ("ready\n", Int.random(in: 0...(HistoryCleanupPropertyTests.hookMilliseconds + 40), using: &random))
+            case 3: ("merge-end ", Int.random(in: 0...3, using: &random))
+            default: ("merge-start ", Int.random(in: 0..<HistoryCleanupPropertyTests.hookMilliseconds, using: &random))
+            }
+            let inMerge = plan > 0
             let arguments = [
                 "history-consume", url.path, "0", author, String(HistoryCleanupPropertyTests.hookMilliseconds),
                 String(strategies[author] ?? 0),
             ]
             let lines = try await onOwnThread {
-                try Self.runAndKill(arguments: arguments, afterMergeStart: inMerge, delayMilliseconds: delay)
+                try Self.runAndKill(arguments: arguments, after: trigger, delayMilliseconds: delay)
             }
-            let comment = Comment(rawValue: "kill \(author) \(inMerge ? "in merge" : "after ready") +\(delay) ms: \(lines), \(context)")
+            let comment = Comment(rawValue: "kill \(author) after \(trigger.trimmingCharacters(in: .whitespacesAndNewlines)) +\(delay) ms: \(lines), \(context)")
             #expect(lines.contains("ready"), comment)
+            #expect(!inMerge || lines.contains { $0.hasPrefix("merge-start ") }, "no merge, \(comment)")
             #expect(!lines.contains { $0.hasPrefix("error") }, comment)
             tally.kills += 1
             let starts = lines.filter { $0.hasPrefix("merge-start ") }.count
@@ -274,10 +289,10 @@ struct HistoryCleanupPropertyTests {
             }
         }
 
-        /// Starts the consumer child, waits (bounded) for `ready` — and with `afterMergeStart`
-        /// for its hook's `merge-start` — then kills it `delayMilliseconds` later with SIGKILL and
-        /// returns every line it wrote. Blocking: run on its own thread.
-        static func runAndKill(arguments: [String], afterMergeStart: Bool, delayMilliseconds: Int) throws -> [String] {
+        /// Starts the consumer child, waits (at most 10 s) for it to print `trigger`, kills it
+        /// `delayMilliseconds` later with SIGKILL and returns every line it wrote. Blocking: run
+        /// on its own thread.
+        static func runAndKill(arguments: [String], after trigger: String, delayMilliseconds: Int) throws -> [String] {
             let child = Process()
             child.executableURL = ExitDrainTests.helper
             child.arguments = arguments
@@ -286,7 +301,7 @@ struct HistoryCleanupPropertyTests {
             child.standardError = FileHandle.nullDevice
             try child.run()
             let descriptor = pipe.fileHandleForReading.fileDescriptor
-            let giveUp = Date().addingTimeInterval(TimeScale.scaled(15))
+            let giveUp = Date().addingTimeInterval(TimeScale.scaled(10))
             var output = [UInt8]()
             var killAt: Date?
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -302,7 +317,7 @@ struct HistoryCleanupPropertyTests {
                 if count == 0 { break }  // The child ended by itself: the test reports its lines.
                 output += buffer[0..<count]
                 let text = String(decoding: output, as: UTF8.self)
-                if killAt == nil, text.contains(afterMergeStart ? "merge-start " : "ready\n") {
+                if killAt == nil, text.contains(trigger) {
                     killAt = Date().addingTimeInterval(Double(delayMilliseconds) / 1000)
                 }
             }
