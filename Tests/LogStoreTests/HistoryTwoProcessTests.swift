@@ -51,7 +51,9 @@ struct HistoryTwoProcessTests {
                 let other = Self.authors.first { $0 != author } ?? author
                 let start = try #require(initial[author])
                 let end = try #require(final[author])
-                #expect(end == caughtUp[1][author], "\(author): the cursor moved after the last wait")
+                // The cursor the child waited for is the stored one (it may since have moved past
+                // the child's own last changes, which is all a merge does on its own after 5 s).
+                #expect(end >= caughtUp[1][author] ?? .max, "\(author): the stored cursor is behind what the child consumed")
                 // Every transaction this author consumes, from its cursor after registration.
                 let due = table.filter { $0.first > start && ($0.author == other || includesOwnChanges) }
                 #expect(due.allSatisfy { $0.last <= end }, "\(author) left changes unconsumed")
