@@ -70,6 +70,10 @@ struct HistoryCleanupPropertyTests {
         var lastCleanup: Double?
         /// The last seq of each author's changes.
         var lastByAuthor: [String: Int64] = [:]
+        /// Each transaction still in the table (its first seq) and its author.
+        var transactions: [Int64: String] = [:]
+        /// Transactions whose first change is gone but not the rest (cleanup cut one in two).
+        var partialTransactions: Int64 = 0
 
         /// min(cursor of a, cursor of b), nil while either has not registered.
         var limit: Int64? {
@@ -174,7 +178,11 @@ struct HistoryCleanupPropertyTests {
             let store = try await store(author)
             let before = try await snapshot()
             guard let target = before.target(for: author), target > before.cursors[author] ?? 0 else { return }
-            let id = await store.registerMergeHook { _ in .goOn }
+            let delivered = CallLog<Int64>()
+            let id = await store.registerMergeHook { batch in
+                for transaction in batch.transactions { delivered.append(transaction.id) }
+                return .goOn
+            }
             do {
                 try await waitFor(seconds: 20) { [reader] in
                     try await Self.snapshot(reader).cursors[author] ?? 0 >= target
@@ -185,6 +193,11 @@ struct HistoryCleanupPropertyTests {
             }
             await store.removeMergeHook(id: id)
             tally.merges += 1
+            // Every other author's transaction after the cursor, once: what a killed consumer
+            // had been given but not recorded comes again.
+            let start = before.cursors[author] ?? 0
+            let due = before.transactions.filter { $0.key > start && $0.key <= target && $0.value != author }.keys
+            #expect(delivered.all == due.sorted(), "merge \(author) from \(start) to \(target), \(context)")
             let after = try await snapshot()
             if after.lastCleanup != before.lastCleanup {
                 tally.automaticCleanups += 1
@@ -256,6 +269,7 @@ struct HistoryCleanupPropertyTests {
             #expect(missing.isEmpty, "deleted unconsumed history \(missing.sorted()), cursors \(now.cursors), \(comment)")
             #expect(now.cleanedThrough <= now.limit ?? 0, "cleaned through \(now.cleanedThrough), cursors \(now.cursors), \(comment)")
             #expect(now.seqs.allSatisfy { $0 > now.cleanedThrough }, "a row at or below cleaned_through, \(comment)")
+            #expect(now.partialTransactions == 0, "cleanup cut a transaction in two, \(comment)")
             for author in HistoryCleanupPropertyTests.required {
                 #expect(now.straddling[author] ?? 0 == 0, "\(author)'s cursor is inside a transaction, \(comment)")
             }
@@ -282,6 +296,15 @@ struct HistoryCleanupPropertyTests {
                 {
                     if let name = row[0].text, let seq = row[1].integer { snapshot.lastByAuthor[name] = seq }
                 }
+                for row in try db.rows("""
+                    SELECT DISTINCT txn, name FROM history JOIN history_authors ON history_authors.id = author_id
+                    """)
+                {
+                    if let txn = row[0].integer, let name = row[1].text { snapshot.transactions[txn] = name }
+                }
+                snapshot.partialTransactions = try db.scalar("""
+                    SELECT count(*) FROM (SELECT txn FROM history GROUP BY txn HAVING min(seq) <> txn)
+                    """)?.integer ?? -1
                 let state = try db.rows("SELECT cleaned_through, last_cleanup FROM history_state").first
                 snapshot.cleanedThrough = state?[0].integer ?? 0
                 snapshot.lastCleanup = state?[1].real

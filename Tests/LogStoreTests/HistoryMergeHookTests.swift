@@ -81,4 +81,30 @@ struct HistoryMergeHookTests {
             }
         }
     }
+
+    /// Regression: a store's merge loop kept its cursor in memory, so what another store of the
+    /// same author (another process) had consumed meanwhile was delivered to it again.
+    @Test func whatAnotherStoreOfTheSameAuthorConsumedIsNotDeliveredAgain() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withAuthorStores(url, [
+                historyConfiguration("server"), historyConfiguration("worker"), historyConfiguration("worker"),
+            ]) { stores in
+                let (server, first, second) = (stores[0], stores[1], stores[2])
+                // The second store's loop runs, and idles once its only hook is gone.
+                await second.removeMergeHook(id: await second.registerMergeHook { _ in .goOn })
+                _ = await first.registerMergeHook { _ in .goOn }
+                server.storeMessage(label: "app", level: .info, message: "one")
+                try await server.flush()
+                let one = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: first) ?? 0 >= one }
+                let batches = CallLog<[Int64]>()
+                _ = await second.registerMergeHook { batch in batches.append(batch.transactions.map(\.id)); return .goOn }
+                server.storeMessage(label: "app", level: .info, message: "two")
+                try await server.flush()
+                let two = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: second) ?? 0 >= two }
+                #expect(batches.all.joined().allSatisfy { $0 > one }, "delivered again: \(batches.all)")
+            }
+        }
+    }
 }

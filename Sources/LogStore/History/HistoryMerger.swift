@@ -165,12 +165,18 @@ final class HistoryMerger: Sendable {
     private func merge(cursor: inout Int64, lastAdvance: inout ContinuousClock.Instant, merges: inout Int) async throws -> Round {
         let consumers = state.withLock { ($0.observers, $0.hooks, $0.subscribers) }
         guard !consumers.0.isEmpty || !consumers.1.isEmpty || !consumers.2.isEmpty else { return .caughtUp }
-        let start = cursor
-        let unseen = try await core.read { [authorID, configuration, directory = core.directory] connection in
-            try HistoryReader.unseen(
+        let known = cursor
+        let (start, unseen) = try await core.read { [authorID, configuration, directory = core.directory] connection in
+            // Another store of this author (a restart overlapping the old process) may have
+            // consumed past this loop: the stored cursor decides, so that is not delivered again.
+            let stored = try connection.integer(
+                "SELECT cursor FROM history_authors WHERE id = ?", [.integer(authorID)]) ?? 0
+            let start = max(known, stored)
+            return (start, try HistoryReader.unseen(
                 after: start, authorID: authorID, includingOwn: configuration.includesOwnChanges,
-                limit: Self.changesPerRound, on: connection, directory: directory)
+                limit: Self.changesPerRound, on: connection, directory: directory))
         }
+        cursor = start
         guard let unseen else { return .caughtUp }
         let isFull = unseen.through - start >= Int64(Self.changesPerRound)
         if unseen.transactions.isEmpty && unseen.gaps.isEmpty {
