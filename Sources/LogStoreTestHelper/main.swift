@@ -7,6 +7,7 @@
 //                                                      (a writer for the live-tail tests)
 //     LogStoreTestHelper writers <store> <count> <label> [<sweep-ms>]  one of many writers (WritersMode.swift)
 //     LogStoreTestHelper crash-… <store> <count> <flush-every> …  see CrashMode.swift
+//     LogStoreTestHelper history-… <store> <count> …   change-history authors, see HistoryMode.swift
 import Foundation
 import LogStore
 
@@ -20,6 +21,7 @@ let mode = arguments[1]
 if mode == "writers" { await runWritersMode(arguments: arguments) }
 if mode.hasPrefix("crash-") { await runCrashMode(arguments: arguments) }
 if mode == "permissions" { await runPermissionsMode(arguments: arguments) }
+if mode.hasPrefix("history-") { await runHistoryMode(arguments: arguments) }
 if mode == "steady" {
     guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
         FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))

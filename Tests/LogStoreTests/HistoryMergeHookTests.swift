@@ -57,4 +57,54 @@ struct HistoryMergeHookTests {
             }
         }
     }
+
+    /// Regression: a hook registered while the merge loop waited for a commit (its consumers
+    /// had all gone) was not called with what was already committed until the next commit.
+    @Test func aHookRegisteredWhileTheLoopIdlesGetsWhatIsAlreadyCommitted() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.serverAndWorker(url) { server, worker in
+                let first = await worker.registerMergeHook { _ in .goOn }
+                server.storeMessage(label: "app", level: .info, message: "one")
+                try await server.flush()
+                let one = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= one }
+                await worker.removeMergeHook(id: first)
+                server.storeMessage(label: "app", level: .info, message: "two")
+                try await server.flush()
+                // Time for the loop to notice the commit, find no consumer and wait again: the
+                // state the bug needed (the assertion below holds whether or not it got there).
+                try await Task.sleep(for: .milliseconds(300))
+                let batches = CallLog<HistoryBatch>()
+                _ = await worker.registerMergeHook { batch in batches.append(batch); return .goOn }
+                let delivered = try await batches.wait(for: 1, seconds: 10)
+                #expect(delivered.first?.transactions.first?.author == "server")
+            }
+        }
+    }
+
+    /// Regression: a store's merge loop kept its cursor in memory, so what another store of the
+    /// same author (another process) had consumed meanwhile was delivered to it again.
+    @Test func whatAnotherStoreOfTheSameAuthorConsumedIsNotDeliveredAgain() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withAuthorStores(url, [
+                historyConfiguration("server"), historyConfiguration("worker"), historyConfiguration("worker"),
+            ]) { stores in
+                let (server, first, second) = (stores[0], stores[1], stores[2])
+                // The second store's loop runs, and idles once its only hook is gone.
+                await second.removeMergeHook(id: await second.registerMergeHook { _ in .goOn })
+                _ = await first.registerMergeHook { _ in .goOn }
+                server.storeMessage(label: "app", level: .info, message: "one")
+                try await server.flush()
+                let one = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: first) ?? 0 >= one }
+                let batches = CallLog<[Int64]>()
+                _ = await second.registerMergeHook { batch in batches.append(batch.transactions.map(\.id)); return .goOn }
+                server.storeMessage(label: "app", level: .info, message: "two")
+                try await server.flush()
+                let two = try await lastHistorySequence(server)
+                try await waitFor { try await historyCursor("worker", in: second) ?? 0 >= two }
+                #expect(batches.all.joined().allSatisfy { $0 > one }, "delivered again: \(batches.all)")
+            }
+        }
+    }
 }
