@@ -16,7 +16,7 @@
 //
 // `history-consume` only consumes, as `author` of the authors "a", "b" and the batch author "n":
 // its hook prints `merge-start <first txn> <last seq>`, takes `hook-ms`, prints `merge-end <last
-// seq>`. It prints `ready` once the hook is registered and waits to be killed (SIGKILL, by the
+// seq>`. It prints `ready` just before it registers the hook and waits to be killed (SIGKILL, by the
 // property test), exiting with 1 after 30 s if nobody does.
 //
 // Lines go out with one write(2) each: what reached the pipe before a kill is whole.
@@ -126,6 +126,8 @@ private func historyConsumeStatus(arguments: [String]) async -> Int32 {
     do {
         let store = try await LogStore(
             storeURL: URL(fileURLWithPath: arguments[2]), options: [.create], configuration: configuration)
+        // Before the hook: a hook's first merge may start (and print) as soon as it registers.
+        writeLine("ready")
         await store.registerMergeHook { batch in
             let last = batch.transactions.last?.lastSequence ?? 0
             writeLine("merge-start \(batch.transactions.first?.id ?? 0) \(last)")
@@ -134,7 +136,6 @@ private func historyConsumeStatus(arguments: [String]) async -> Int32 {
             writeLine("merge-end \(last)")
             return .goOn
         }
-        writeLine("ready")
         try await Task.sleep(for: .seconds(30))
         writeLine("error: not killed within 30 s")
         return 1
