@@ -37,10 +37,23 @@ enum Files {
     /// Writes `data` to `url` only if nothing has that name, whole or not at all: a temporary
     /// file, synced, then hard-linked to the name (`link(2)` never replaces). Returns false when
     /// the name was taken (by another process racing to create it), leaving that file alone.
+    ///
+    /// Another process opening the same new store may take the lock first and clear what it
+    /// takes for a crashed write's temporary files, this one's included: then the temporary is
+    /// written again (a few times at most).
     static func writeNew(_ data: Data, to url: URL) throws -> Bool {
-        let temporary = try writeSyncedTemporary(data, beside: url)
-        defer { unlink(temporary.path) }
-        guard let error = SystemCall.errnoOf({ link(temporary.path, url.path) }) else { return true }
+        var attempts = 0
+        while true {
+            attempts += 1
+            let temporary = try writeSyncedTemporary(data, beside: url)
+            defer { unlink(temporary.path) }
+            guard let error = SystemCall.errnoOf({ link(temporary.path, url.path) }) else { return true }
+            if error.code == ENOENT && attempts < 4 && !exists(temporary) { continue }
+            return try finishWriteNew(after: error, temporary: temporary, to: url)
+        }
+    }
+
+    private static func finishWriteNew(after error: Errno, temporary: URL, to url: URL) throws -> Bool {
         if error.code == EEXIST { return false }
         guard [EPERM, EOPNOTSUPP, ENOTSUP].contains(error.code) else {
             throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
