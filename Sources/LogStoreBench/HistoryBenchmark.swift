@@ -39,6 +39,11 @@ struct HistoryBenchmark {
             with.append(try await Self.ingestRate(rows: rows, history: true, at: url(pair, "on")))
             print(String(format: "history: ingest pair %d: off %.0f msg/s, on %.0f msg/s", pair + 1, without[pair], with[pair]))
         }
+        // Neighbouring phases share the machine's load best: the median of the pairs' own
+        // ratios says how much of a spread between the two medians is noise.
+        let pairRatios = zip(with, without).map { $0 / $1 }
+        print(String(format: "history: ingest ratio per pair: median %.2f, range %.2f–%.2f",
+            Measure.median(pairRatios), pairRatios.min() ?? 0, pairRatios.max() ?? 0))
         return Figure(
             name: "history.ingest_ratio", value: Measure.median(with), baseline: Measure.median(without), unit: "msg/s",
             baselineDescription: "`ingest.messages_per_s`'s workload with history off, alternated with it on "
