@@ -11,6 +11,9 @@ if let code = CBaselineProcess.runChildIfAsked(arguments) {
 if let code = await TailBenchmark.runWriterIfAsked(arguments) {
     exit(code)
 }
+if let code = await HistoryBenchmark.runWriterIfAsked(arguments) {
+    exit(code)
+}
 if let code = await SteadySoak.runIfAsked(arguments) {
     exit(code)
 }
@@ -20,7 +23,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
                logstore-bench --steady-soak MINUTES   (Scripts/soak.sh: paced logging, RSS and size)
           --quick      200k messages instead of 1M; 64 MiB for SHA-1 and 8 MiB for zlib
                        instead of 256 MiB and 32 MiB; a 20 s sweep soak instead of 60 s, 10 s of failing
-                       commits instead of 60 s
+                       commits instead of 60 s, 2 s of observed logging for history instead of 10 s
           --only       run only these groups: \(BenchGroup.allCases.map(\.rawValue).joined(separator: ", "))
           --json FILE  also write the figures as JSON
         """)
@@ -73,6 +76,7 @@ do {
     if groups.contains(.tail) { figures += try await TailBenchmark(directory: directory).run() }
     if groups.contains(.export) { figures += try await ExportBenchmark(rows: rows, directory: directory).run() }
     if groups.contains(.archive) { figures += try await ArchiveBenchmark(rows: rows, directory: directory).run() }
+    if groups.contains(.history) { figures += try await HistoryBenchmark(rows: rows, quick: quick, directory: directory).run() }
     #if SwiftLog
     if groups.contains(.swiftlog) { figures += try await SwiftLogBenchmark(quick: quick, directory: directory).run() }
     #endif
@@ -94,6 +98,7 @@ enum BenchGroup: String, CaseIterable {
     case summary
     case export
     case archive
+    case history
     #if SwiftLog
     case swiftlog
     #endif
