@@ -12,7 +12,6 @@
 import Foundation
 import Glibc
 import LogStore
-import Synchronization
 
 func runCrashMode(arguments: [String]) async -> Never {
     guard arguments.count >= 5, let count = Int(arguments[3]), let flushEvery = Int(arguments[4]), flushEvery > 0,
@@ -139,21 +138,4 @@ private func exportForever(_ store: LogStore, into directory: URL) async {
 private func jsonBody(byteCount: Int, using random: inout SystemRandomNumberGenerator) -> Data {
     let bytes = (0..<(byteCount * 3 / 4)).map { _ in UInt8.random(in: 0...255, using: &random) }
     return Data("{\"id\":\(UInt32.random(in: 0...UInt32.max, using: &random)),\"payload\":\"\(Data(bytes).base64EncodedString())\"}".utf8)
-}
-
-/// One line, written with write(2) at once: the test reads what reached the pipe before the kill.
-private let stdoutLock = Mutex(())
-private func say(_ line: String) {
-    stdoutLock.withLock { _ in
-        let bytes = Array((line + "\n").utf8)
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                exit(1)
-            }
-            written += result
-        }
-    }
 }

@@ -23,7 +23,6 @@
 import Foundation
 import Glibc
 import LogStore
-import Synchronization
 
 /// Runs a `history-…` mode and ends the process with its status.
 func runHistoryMode(arguments: [String]) async -> Never {
@@ -63,10 +62,10 @@ private func historyAuthorStatus(arguments: [String]) async -> Int32 {
         let store = try await LogStore(
             storeURL: URL(fileURLWithPath: arguments[2]), options: [.create], configuration: configuration)
         await store.registerMergeHook { batch in
-            for transaction in batch.transactions { writeLine(describe(transaction)) }
+            for transaction in batch.transactions { say(describe(transaction)) }
             return .goOn
         }
-        writeLine("ready")
+        say("ready")
         let url = URL(string: "https://api.example.com/orders")
         for index in 0..<count {
             store.storeMessage(label: author, level: .info, message: "\(author) \(index)")
@@ -81,11 +80,11 @@ private func historyAuthorStatus(arguments: [String]) async -> Int32 {
         store.storeMessage(label: "done-\(author)-\(run)", level: .info, message: "done")
         try await store.flush()
         let cursor = try await waitUntilCaughtUp(store, author: author, other: other, run: run, own: own == 1)
-        writeLine("caught-up \(cursor)")
+        say("caught-up \(cursor)")
         try await store.close()
         return 0
     } catch {
-        writeLine("error: \(error)")
+        say("error: \(error)")
         return 1
     }
 }
@@ -127,38 +126,20 @@ private func historyConsumeStatus(arguments: [String]) async -> Int32 {
         let store = try await LogStore(
             storeURL: URL(fileURLWithPath: arguments[2]), options: [.create], configuration: configuration)
         // Before the hook: a hook's first merge may start (and print) as soon as it registers.
-        writeLine("ready")
+        say("ready")
         await store.registerMergeHook { batch in
             let last = batch.transactions.last?.lastSequence ?? 0
-            writeLine("merge-start \(batch.transactions.first?.id ?? 0) \(last)")
+            say("merge-start \(batch.transactions.first?.id ?? 0) \(last)")
             // Long enough for the test to kill this process inside the merge.
             try await Task.sleep(for: .milliseconds(hookMilliseconds))
-            writeLine("merge-end \(last)")
+            say("merge-end \(last)")
             return .goOn
         }
         try await Task.sleep(for: .seconds(30))
-        writeLine("error: not killed within 30 s")
+        say("error: not killed within 30 s")
         return 1
     } catch {
-        writeLine("error: \(error)")
+        say("error: \(error)")
         return 1
-    }
-}
-
-/// One line, written with write(2) at once, under a lock: lines from the hook and the main task
-/// never interleave, and each reaches the pipe whole before any kill.
-private let historyOutputLock = Mutex(())
-private func writeLine(_ line: String) {
-    historyOutputLock.withLock { _ in
-        let bytes = Array((line + "\n").utf8)
-        var written = 0
-        while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                exit(1)
-            }
-            written += result
-        }
     }
 }

@@ -127,18 +127,13 @@ final class HistoryMerger: Sendable {
     /// Stops the loop for good, ends every iteration, and waits until a round in progress has
     /// stopped (it calls no consumer after this returns).
     func close() async {
-        let (loop, subscribers) = state.withLock { state in
-            state.isClosed = true
-            defer { state.subscribers.removeAll() }
-            return (state.loop, state.subscribers)
-        }
-        loop?.cancel()
-        for subscriber in subscribers { subscriber.finish() }
-        await loop?.value
+        await closeInBackground()?.value
     }
 
-    /// ``close()`` without the wait, for a store released without closing.
-    func closeInBackground() {
+    /// ``close()`` without the wait (for a store released without closing); returns the loop
+    /// to wait for.
+    @discardableResult
+    func closeInBackground() -> Task<Void, Never>? {
         let (loop, subscribers) = state.withLock { state in
             state.isClosed = true
             defer { state.subscribers.removeAll() }
@@ -146,6 +141,7 @@ final class HistoryMerger: Sendable {
         }
         loop?.cancel()
         for subscriber in subscribers { subscriber.finish() }
+        return loop
     }
 
     // MARK: The loop

@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 
 /// Notices commits by other connections (another process writing the same store) while live
-/// tails run, by polling `PRAGMA data_version` on a connection of its own.
+/// tails or the change history's merges run (``HistoryMerger``), by polling `PRAGMA data_version`
+/// on a connection of its own.
 ///
 /// `data_version` changes when any other connection commits (sqlite.org/pragma.html#pragma_data_version)
 /// and costs a few microseconds: no row is read. It must be asked of one and the same
@@ -38,7 +39,7 @@ final class DataVersionWatch: Sendable {
         self.open = open
     }
 
-    /// A tail starts: polling starts with the first.
+    /// A tail (or the history's merge loop) starts: polling starts with the first.
     func start() {
         state.withLock { state in
             state.users += 1
@@ -52,7 +53,7 @@ final class DataVersionWatch: Sendable {
         }
     }
 
-    /// A tail ended: polling stops, and the connection closes, with the last.
+    /// A tail (or the merge loop) ended: polling stops, and the connection closes, with the last.
     func stop() {
         state.withLock { state in
             state.users = max(0, state.users - 1)
