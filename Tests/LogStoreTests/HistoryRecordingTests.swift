@@ -44,4 +44,39 @@ struct HistoryRecordingTests {
             #expect(try await Self.historyRows(store).isEmpty)
         }
     }
+
+    @Test func aProcessWithoutAConfigurationRecordsAsABatchAuthorOnceTheStoreRecords() async throws {
+        try await withTemporaryStoreURL { url in
+            var configuration = LogStore.Configuration()
+            configuration.history = HistoryConfiguration(currentAuthor: "server")
+            try await withStore(at: url, configuration: configuration) { store in
+                store.storeMessage(label: "app", level: .info, message: "kept")
+                try await store.flush()
+            }
+            // A maintenance tool (a cron sweep, a removal) opened without one.
+            try await withStore(at: url, options: []) { store in try await store.removeAll() }
+            let rows = try await withStore(at: url, options: [.readonly]) { store in
+                try await store.read { db in
+                    try db.rows("""
+                        SELECT a.name, a.kind, h.entity, h.operation FROM history h JOIN history_authors a ON a.id = h.author_id
+                        WHERE h.operation = 2 ORDER BY h.seq
+                        """)
+                }
+            }
+            let deletes = rows.map { [$0[0].text ?? "", "\($0[1].integer ?? -1)", "\($0[2].integer ?? -1)"] }
+            #expect(deletes.contains { $0[0].hasPrefix(HistoryConfiguration.unconfiguredAuthorPrefix) && $0[1] == "1" && $0[2] == "0" })
+        }
+    }
+
+    @Test func aSessionRecordedWithItsFirstBatchIsRecordedInHistory() async throws {
+        var configuration = LogStore.Configuration()
+        configuration.history = HistoryConfiguration(currentAuthor: "tool")
+        configuration.recordsSessionOnOpen = false
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            store.storeMessage(label: "app", level: .info, message: "first")
+            try await store.flush()
+            let rows = try await Self.historyRows(store)
+            #expect(rows.map { [$0.0, $0.1] } == [[2, 0], [0, 0]])
+        }
+    }
 }

@@ -5,7 +5,8 @@ public struct HistoryCleanupReport: Sendable, Hashable, Encodable {
     /// Changes deleted.
     public let deletedChanges: Int
     /// The sequence number history is now clean through (every change up to it is gone), or
-    /// nil when nothing could go: an author that consumes history has not registered yet.
+    /// nil when nothing could go: an author this process's configuration names as a consumer
+    /// has no row yet (a tool opened the store before any author named it).
     public let cleanedThrough: Int64?
 }
 

@@ -97,6 +97,10 @@ public struct HistoryConfiguration: Sendable, Hashable {
         allAuthors.contains(author) && !batchAuthors.contains(author)
     }
 
+    /// What the batch author of a process that opened a recording store without a history
+    /// configuration is named with, before its process name (`unconfigured:logstore`).
+    public static let unconfiguredAuthorPrefix = "unconfigured:"
+
     /// The authors whose registration cleanup waits for: every consumer, batch authors aside.
     var requiredAuthors: Set<String> { allAuthors.subtracting(batchAuthors) }
 

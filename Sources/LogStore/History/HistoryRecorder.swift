@@ -57,7 +57,8 @@ final class HistoryRecorder {
     /// Notes the deletion of the row a `DELETE … RETURNING id<fields.returningSQL>` has just
     /// returned, with its tombstone when the entity keeps `fields`.
     func recordDeletion(_ entity: HistoryEntity, of statement: Statement, keeping fields: HistoryTombstoneFields?) {
-        if let fields {
+        let kept = tombstones[Key(entity: entity, operation: .delete)]?.count ?? 0
+        if let fields, kept < HistoryConfiguration.tombstonesPerChange {
             recordDeletion(entity, fields.tombstone(from: statement))
         } else {
             record(entity, .delete, id: statement.int64(at: 0))

@@ -126,9 +126,9 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
     /// strategies follow one rule): the lowest cursor of the registered required authors that
     /// have not retired, or the end of history when there is none. `nil` without authors.
     ///
-    /// This counts the authors registered so far: a process whose configuration names authors
-    /// that have not opened the store yet (``HistoryConfiguration/allAuthors``) deletes nothing
-    /// until they have.
+    /// Authors another author's configuration named (``HistoryConfiguration/allAuthors``) count
+    /// from then on, before they first open: their cursors hold history back from where they
+    /// were named.
     public var cleanupLimit: Int64?
     /// The rows at or before ``cleanupLimit``: what a cleanup could delete now.
     public var cleanableChangeCount: Int

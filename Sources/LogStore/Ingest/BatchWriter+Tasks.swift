@@ -27,11 +27,15 @@ extension BatchWriter {
     }
 
     func update(_ progress: LogStore.Event.NetworkTaskProgressUpdated) throws {
-        try connection.cachedStatement("""
-            UPDATE tasks SET progress_completed = ?, progress_total = ? WHERE uuid = ? AND state = 0
-            """).bindAndRun([
-                .integer(progress.completed), .integer(progress.total), .text(progress.taskID.uuidString),
-            ])
+        let arguments: [DatabaseValue] = [
+            .integer(progress.completed), .integer(progress.total), .text(progress.taskID.uuidString),
+        ]
+        let sql = "UPDATE tasks SET progress_completed = ?, progress_total = ? WHERE uuid = ? AND state = 0"
+        guard let history else { return try connection.cachedStatement(sql).bindAndRun(arguments) }
+        let updated = try connection.cachedStatement(sql + " RETURNING id")
+        try updated.bind(arguments)
+        defer { updated.reset() }
+        while try updated.step() { history.record(.task, .update, id: updated.int64(at: 0)) }
     }
 
     func insert(_ completed: LogStore.Event.NetworkTaskCompleted, prepared: TaskPreparation.PreparedTask?) throws {

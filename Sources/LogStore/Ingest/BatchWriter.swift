@@ -46,6 +46,9 @@ final class BatchWriter {
     var history: HistoryRecorder? {
         didSet { blobs.history = history }
     }
+    /// This session's row was inserted on its own (the first batch of a store opened for
+    /// maintenance), so the next batch's transaction records its insert.
+    private var sessionInsertToRecord = false
 
     static let insertMessageSQL = """
         INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
@@ -116,9 +119,13 @@ final class BatchWriter {
             // leave `session.rowID` naming a row that was never kept (another process could
             // take that id).
             try session.insert(into: connection)
+            sessionInsertToRecord = history != nil
         }
         try transaction {
             try restoreSessionRow()
+            if sessionInsertToRecord {
+                history?.record(.session, .insert, id: session.rowID)
+            }
             batchRange = MessageRange()
             if let dropNotice { try insert(dropNotice) }
             for index in events.indices {
@@ -133,6 +140,7 @@ final class BatchWriter {
             try recordBlock()
             try recordCounts()
         }
+        sessionInsertToRecord = false
     }
 
     /// Inserts a message; with `taskRowID`, the technical message of that network task, which
@@ -224,6 +232,8 @@ final class BatchWriter {
             .integer(session.rowID), .text(session.uuid), .real(session.startedAt), .text(session.app),
             .text(session.host),
         ])
+        // Put back after another process's removal deleted it: consumers saw the delete.
+        if connection.changes > 0 { history?.record(.session, .insert, id: session.rowID) }
     }
 
     /// Extends the open block with this batch's messages, or starts a new block.

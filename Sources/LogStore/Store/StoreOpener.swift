@@ -108,6 +108,18 @@ enum StoreOpener {
         return Opened(core: core, session: current, historyAuthorID: prepared.history?.authorID)
     }
 
+    /// The history a process opened without a history configuration records, once some author
+    /// has made the store record one: as a batch author named after the process, so a sweep or
+    /// a removal from a maintenance tool (`logstore sweep` from cron) still appears in the
+    /// history, with its tombstones, and consumers learn what went.
+    private static func implicitHistory(_ connection: Connection) throws -> HistoryConfiguration? {
+        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithHistory,
+            try connection.integer("SELECT 1 FROM history_authors LIMIT 1") != nil
+        else { return nil }
+        let name = "\(HistoryConfiguration.unconfiguredAuthorPrefix)\(ProcessInfo.processInfo.processName)"
+        return HistoryConfiguration(currentAuthor: name, batchAuthors: [name])
+    }
+
     /// The writer's part of the open that can still fail: settings, the identity check, the
     /// cleanup after a crash, this process's session and the blob store.
     private static func prepareWriter(
@@ -140,7 +152,7 @@ enum StoreOpener {
         let previousHost = try previousSessionHost(connection)
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
-        let history = try configuration.history.map { history in
+        let history = try (configuration.history ?? implicitHistory(connection)).map { history in
             let fields = try HistoryTombstoneFields.validated(history.tombstones)
             return try connection.transaction(.immediate) {
                 try HistoryRecorder(

@@ -238,6 +238,7 @@ extension BatchWriter {
                     .integer(TaskBodyFlags.responseBodyDropped), .integer(TaskBodyFlags.requestBodyDropped),
                     .integer(task.id),
                 ])
+                history?.record(.task, .update, id: task.id)
                 for body in task.bodies {
                     let size = try connection.integer("SELECT size FROM blobs WHERE id = ?", [.integer(body)]) ?? 0
                     if try blobs.unlink(rowID: body) == 0 {
