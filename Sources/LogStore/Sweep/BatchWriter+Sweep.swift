@@ -181,11 +181,18 @@ extension BatchWriter {
         try transaction {
             var sql = "SELECT id FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "")"
             var arguments: [DatabaseValue] = [.real(cutoff.timeIntervalSince1970)]
-            if rule == .retentionGuard, history != nil,
-                let lowest = try HistoryUnconsumed.read([.task], on: connection).lowestID(.task)
-            {
-                sql += " AND id < ?"
-                arguments.append(.integer(lowest))
+            if rule == .retentionGuard, history != nil {
+                let unconsumed = try HistoryUnconsumed.read([.task, .message], on: connection)
+                if let lowest = unconsumed.lowestID(.task) {
+                    sql += " AND id < ?"
+                    arguments.append(.integer(lowest))
+                }
+                if let lowest = unconsumed.lowestID(.message) {
+                    // A task completed after it was created has its technical message inserted
+                    // then: while a consumer has not seen that message, the task stays too.
+                    sql += " AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.task_id = tasks.id AND messages.id >= ?)"
+                    arguments.append(.integer(lowest))
+                }
             }
             let ids = try connection.integers(sql + " ORDER BY created_at LIMIT ?", arguments + [.integer(Int64(limit))])
             let removed = try deleteTasks(rowIDs: ids, withTheirMessages: true)
