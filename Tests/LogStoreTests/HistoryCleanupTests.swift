@@ -13,6 +13,15 @@ struct HistoryCleanupTests {
         try await store.flush()
     }
 
+    /// Logs a message on `writer` and waits until the author "worker" of `consumer` has merged
+    /// it; returns the last seq it waited for.
+    static func logAndWaitUntilMerged(_ writer: LogStore, by consumer: LogStore) async throws -> Int64 {
+        try await log(writer)
+        let last = try await lastHistorySequence(writer)
+        try await waitFor { try await historyCursor("worker", in: consumer) ?? 0 >= last }
+        return last
+    }
+
     /// Registers a merge hook on `store` and waits until its cursor reaches what `writer` wrote.
     static func consume(_ store: LogStore, as author: String, upTo writer: LogStore) async throws {
         _ = await store.registerMergeHook { _ in .goOn }
@@ -119,18 +128,14 @@ struct HistoryCleanupTests {
                 let (server, worker) = (stores[0], stores[1])
                 // The server only writes: the worker's cursor alone bounds cleanup.
                 _ = await worker.registerMergeHook { _ in .goOn }
-                try await Self.log(server)
-                let first = try await lastHistorySequence(server)
-                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= first }
+                let first = try await Self.logAndWaitUntilMerged(server, by: worker)
                 let afterOne = try await worker.read { db in
                     try db.rows("SELECT last_cleanup, (SELECT count(*) FROM history WHERE seq <= ?) FROM history_state",
                         [.integer(first)]).first
                 }
                 #expect(afterOne?[0].real == nil)
                 #expect(afterOne?[1].integer ?? 0 > 0)
-                try await Self.log(server)
-                let second = try await lastHistorySequence(server)
-                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= second }
+                let second = try await Self.logAndWaitUntilMerged(server, by: worker)
                 let afterTwo = try await worker.read { db in
                     try db.rows("SELECT last_cleanup, (SELECT count(*) FROM history WHERE seq <= ?) FROM history_state",
                         [.integer(second)]).first
@@ -149,17 +154,13 @@ struct HistoryCleanupTests {
             ]) { stores in
                 let (server, worker) = (stores[0], stores[1])
                 _ = await worker.registerMergeHook { _ in .goOn }
-                try await Self.log(server)
-                let first = try await lastHistorySequence(server)
-                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= first }
+                let first = try await Self.logAndWaitUntilMerged(server, by: worker)
                 let cleaned = try await worker.read { db in
                     try db.rows("SELECT last_cleanup, cleaned_through FROM history_state").first
                 }
                 let lastCleanup = try #require(cleaned?[0].real)
                 #expect(cleaned?[1].integer ?? 0 >= first)
-                try await Self.log(server)
-                let second = try await lastHistorySequence(server)
-                try await waitFor { try await historyCursor("worker", in: worker) ?? 0 >= second }
+                _ = try await Self.logAndWaitUntilMerged(server, by: worker)
                 // Within the hour: the second merge does not clean again.
                 let again = try await worker.read { db in
                     try db.rows("SELECT last_cleanup, (SELECT count(*) FROM history WHERE seq > ?) FROM history_state",
