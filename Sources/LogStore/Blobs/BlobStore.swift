@@ -159,7 +159,11 @@ final class BlobStore {
         let key = SHA1.hash(body)
         // A dedup hit must stay cheap: look the key up before compressing anything.
         if let existing = try addLink(to: key) { return existing }
+        return try insertNew(body, key: key)
+    }
 
+    /// Inserts a body the store does not have, compressed when that is smaller.
+    private func insertNew(_ body: UnsafeRawBufferPointer, key: SHA1.Digest) throws -> BlobReference {
         defer {
             // One huge body must not pin its compressed copy for the writer's lifetime.
             if compressionBuffer.capacity > Self.retainedBufferCapacity { compressionBuffer = [] }
@@ -178,20 +182,25 @@ final class BlobStore {
         return BlobReference(rowID: rowID, key: key, size: size, decompressedSize: body.count)
     }
 
-    /// Stores a body whose key (and, when it is new and compressible, compressed form) were
-    /// computed ahead off the writer thread; a new body whose compression was not prepared is
-    /// compressed here.
+    /// Stores a body whose key (and, when it is new, what compressing it gave) were computed
+    /// ahead off the writer thread. The key is not computed again; a new body is compressed here
+    /// only when the preparation did not try (``PreparedBlob/Compression/untried``).
     func store(_ body: PreparedBlob) throws -> BlobReference {
         assert(connection.isInTransaction, "BlobStore.store runs inside the caller's transaction")
         if let existing = try addLink(to: body.key) { return existing }
         return try body.data.withUnsafeBytes { raw in
-            if let compressed = body.compressed {
+            switch body.compression {
+            case .zlib(let compressed):
                 let rowID = try compressed.withUnsafeBytes { stored in
                     try insert(key: body.key, stored: stored, compression: .zlib, decompressedSize: raw.count)
                 }
                 return BlobReference(rowID: rowID, key: body.key, size: compressed.count, decompressedSize: raw.count)
+            case .incompressible:
+                let rowID = try insert(key: body.key, stored: raw, compression: .none, decompressedSize: raw.count)
+                return BlobReference(rowID: rowID, key: body.key, size: raw.count, decompressedSize: raw.count)
+            case .untried:
+                return try insertNew(raw, key: body.key)
             }
-            return try store(raw)
         }
     }
 
@@ -242,8 +251,9 @@ final class BlobStore {
 
     /// Compresses `body` into `compressionBuffer`; `true` when the result is smaller than the body
     /// (the same steps as ``LogStore/BlobCompressor``, so its measurements hold for the store).
+    /// A body whose sample looks already compressed is not tried (``Compressibility``).
     private func compressIfSmaller(_ body: UnsafeRawBufferPointer) throws -> Bool {
-        guard settings.isCompressionEnabled else {
+        guard settings.isCompressionEnabled, !Compressibility.looksCompressed(body) else {
             compressionBuffer.removeAll(keepingCapacity: true)
             return false
         }

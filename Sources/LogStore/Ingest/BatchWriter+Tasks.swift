@@ -40,12 +40,7 @@ extension BatchWriter {
 
     func insert(_ completed: LogStore.Event.NetworkTaskCompleted, prepared: TaskPreparation.PreparedTask?) throws {
         let prepared = prepared ?? TaskPreparation.prepareHere(completed, bodySizeLimit: bodySizeLimit)
-        var flags: Int64 = 0
-        let requestBody = completed.requestBody ?? completed.request.body
-        if let requestBody, requestBody.count > bodySizeLimit { flags |= TaskBodyFlags.requestBodyOverLimit }
         let requestBodyID = try prepared.requestBody.map { try blobs.store($0).rowID }
-        let responseBodySize = completed.responseBodySize ?? Int64(completed.responseBody?.count ?? 0)
-        if responseBodySize > Int64(bodySizeLimit) { flags |= TaskBodyFlags.responseBodyOverLimit }
         let responseBodyID = try prepared.responseBody.map { try blobs.store($0).rowID }
         var metadata: [String: String] = [:]
         if let image = prepared.image {
@@ -69,7 +64,7 @@ extension BatchWriter {
             completed.duration.map { .real($0) } ?? .null, .integer(Int64(completed.metrics?.redirectCount ?? 0)),
             requestHead.map { .integer($0) } ?? .null, responseHead.map { .integer($0) } ?? .null,
             requestBodyID.map { .integer($0) } ?? .null, responseBodyID.map { .integer($0) } ?? .null,
-            .integer(Int64(requestBody?.count ?? 0)), .integer(responseBodySize), .integer(flags),
+            .integer(Int64(prepared.requestBodySize)), .integer(prepared.responseBodySize), .integer(prepared.bodyFlags),
             Self.text(completed.taskDescription), Self.text(completed.decodingError),
             metadata.isEmpty ? .null : .text(MetadataJSON.encode(metadata.mapValues { .string($0) })),
             completed.direction.map { .integer($0.storedValue) } ?? .null,

@@ -17,6 +17,11 @@ enum TaskPreparation {
         var requestHead: PreparedHead?
         var responseHead: PreparedHead?
         var image: ImageSize?
+        /// The bodies' sizes (the response's may exceed the bytes kept) and their
+        /// ``TaskBodyFlags``, measured once here against the size limit.
+        var requestBodySize = 0
+        var responseBodySize: Int64 = 0
+        var bodyFlags: Int64 = 0
     }
 
     /// A request or response head as the JSON `task_heads` stores, with its key.
@@ -68,35 +73,46 @@ enum TaskPreparation {
     }
 
     /// Compresses, in parallel, the bodies whose keys are not in `stored`, each distinct key once.
+    /// Each of those comes out ``PreparedBlob/Compression/zlib(_:)`` or
+    /// ``PreparedBlob/Compression/incompressible`` (so the writer does not try again), or stays
+    /// ``PreparedBlob/Compression/untried`` when zlib failed (the writer then reports it).
     static func compressNewBodies(_ prepared: inout [PreparedTask?], stored: Set<SHA1.Digest>, level: Int) {
         var seen = stored
         var work: [(index: Int, isResponse: Bool, data: Data)] = []
         for index in prepared.indices {
             guard let task = prepared[index] else { continue }
             for (isResponse, body) in [(false, task.requestBody), (true, task.responseBody)] {
-                guard let body, seen.insert(body.key).inserted else { continue }
+                // Known to be compressed already (by its type): nothing to try.
+                guard let body, body.compression == .untried, seen.insert(body.key).inserted else { continue }
                 work.append((index, isResponse, body.data))
             }
         }
         let items = work
-        let results = concurrently(items.count) { range -> [(position: Int, compressed: [UInt8])] in
+        let results = concurrently(items.count) { range -> [(position: Int, compression: PreparedBlob.Compression)] in
             guard let compressor = try? ZlibCompressor(level: level) else { return [] }
+            var output: [UInt8] = []
             return range.compactMap { position in
-                var output: [UInt8] = []
-                let isSmaller = (try? items[position].data.withUnsafeBytes {
-                    try compressor.compressIfSmaller($0, into: &output)
-                }) ?? false
-                return isSmaller ? (position, output) : nil
+                do {
+                    let isSmaller = try items[position].data.withUnsafeBytes { bytes in
+                        guard !Compressibility.looksCompressed(bytes) else { return false }
+                        return try compressor.compressIfSmaller(bytes, into: &output)
+                    }
+                    return (position, isSmaller ? .zlib(output) : .incompressible)
+                } catch {
+                    return nil  // left untried: the writer compresses it and reports the failure
+                }
             }
         }
-        for (position, compressed) in results {
+        for (position, compression) in results {
             let item = items[position]
             if item.isResponse {
-                prepared[item.index]?.responseBody?.compressed = compressed
+                prepared[item.index]?.responseBody?.compression = compression
             } else {
-                prepared[item.index]?.requestBody?.compressed = compressed
+                prepared[item.index]?.requestBody?.compression = compression
             }
         }
+        // A body whose key repeats in this batch was compressed once, for its first use; the
+        // writer stores it then, and links the later uses.
     }
 
     /// Prepares one task on the calling thread (a retried batch, or a task the parallel stage
@@ -107,17 +123,33 @@ enum TaskPreparation {
 
     private static func prepare(_ task: LogStore.Event.NetworkTaskCompleted, bodySizeLimit: Int) -> PreparedTask {
         var prepared = PreparedTask()
-        if let body = task.requestBody ?? task.request.body, !body.isEmpty, body.count <= bodySizeLimit {
-            prepared.requestBody = PreparedBlob(data: body, key: SHA1.hash(body), compressed: nil)
+        if let body = task.requestBody ?? task.request.body {
+            prepared.requestBodySize = body.count
+            if body.count > bodySizeLimit {
+                prepared.bodyFlags |= TaskBodyFlags.requestBodyOverLimit
+            } else if !body.isEmpty {
+                prepared.requestBody = blob(body, headers: task.request.headers, essence: task.request.contentType)
+            }
         }
-        let responseSize = task.responseBodySize ?? Int64(task.responseBody?.count ?? 0)
-        if let body = task.responseBody, !body.isEmpty, responseSize <= Int64(bodySizeLimit) {
-            prepared.responseBody = PreparedBlob(data: body, key: SHA1.hash(body), compressed: nil)
+        prepared.responseBodySize = task.responseBodySize ?? Int64(task.responseBody?.count ?? 0)
+        if prepared.responseBodySize > Int64(bodySizeLimit) {
+            prepared.bodyFlags |= TaskBodyFlags.responseBodyOverLimit
+        } else if let body = task.responseBody, !body.isEmpty {
+            prepared.responseBody = blob(
+                body, headers: task.response?.headers ?? [:], essence: task.response?.contentType)
             prepared.image = ImageSize.read(body)
         }
         prepared.requestHead = PreparedHead(request: task.request)
         prepared.responseHead = task.response.map { PreparedHead(response: $0) }
         return prepared
+    }
+
+    /// A body with its key; one whose type says it is compressed already is marked so, and
+    /// nothing tries to compress it.
+    private static func blob(_ body: Data, headers: [String: String], essence: String?) -> PreparedBlob {
+        let isCompressed = Compressibility.isCompressed(
+            essence: essence, encoding: headers.httpHeaderValue("Content-Encoding"))
+        return PreparedBlob(data: body, key: SHA1.hash(body), compression: isCompressed ? .incompressible : .untried)
     }
 
     /// Runs `body` over `0..<count` split into one range per CPU (inline when small) and returns

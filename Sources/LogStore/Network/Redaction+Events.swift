@@ -11,8 +11,17 @@ extension Redaction {
             return .networkTaskCreated(created)
         case .networkTaskCompleted(var completed):
             let requestType = completed.request.headers.first { $0.key.lowercased() == "content-type" }?.value
+            // The request's own body is nearly always the task's request body (`storeRequest` and
+            // `NetworkLogger` pass the same bytes): redact it once and share the result.
+            let requestBody = completed.requestBody.map { redactBody($0, contentType: requestType) }
+            let ownBody = completed.request.body
+            completed.request.body = nil
             completed.request = redact(completed.request)
-            completed.requestBody = completed.requestBody.map { redactBody($0, contentType: requestType) }
+            if let ownBody {
+                completed.request.body = ownBody == completed.requestBody
+                    ? requestBody : redactBody(ownBody, contentType: requestType)
+            }
+            completed.requestBody = requestBody
             completed.response = completed.response.map { redact($0) }
             completed.responseBody = completed.responseBody.map {
                 redactBody($0, contentType: completed.response?.contentType)
