@@ -86,6 +86,13 @@ final class Connection {
         return statement
     }
 
+    /// A statement its caller keeps for as long as the connection lives (the writer's insert
+    /// sites: one per site spares each row a lookup by SQL text in ``cachedStatement(_:)``).
+    /// Run with ``Statement/run()`` or reset after use, as a cached one.
+    func persistentStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        try Statement(connection: self, sql: sql, persistent: true)
+    }
+
     /// A statement used once (dynamic SQL such as queries built from filters).
     func prepare(_ sql: String) throws(DatabaseError) -> Statement {
         try Statement(connection: self, sql: sql, persistent: false)
@@ -93,8 +100,10 @@ final class Connection {
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws and
     /// rethrows the body's error (a failed rollback is secondary and not reported over it).
+    ///
+    /// `BEGIN` and `COMMIT` are cached statements, not `sqlite3_exec` text parsed anew each time.
     func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        try execute(kind.beginSQL)
+        try cachedStatement(kind.beginSQL).run()
         let value: T
         do {
             value = try body()
@@ -103,7 +112,7 @@ final class Connection {
             throw error
         }
         do {
-            try execute("COMMIT")
+            try cachedStatement("COMMIT").run()
         } catch {
             // COMMIT can fail (SQLITE_FULL, SQLITE_IOERR) and leave the transaction open.
             if sqlite3_get_autocommit(handle) == 0 {

@@ -30,6 +30,15 @@ final class BatchWriter {
     var recentHeads: [SHA1.Digest: Int64] = [:]
     static let recentHeadLimit = 8192
 
+    /// The two message inserts, prepared at their first use and kept: a lookup by SQL text in the
+    /// connection's cache (hashing ~200 bytes of SQL) on every row cost more than binding it.
+    private var insertMessageStatement: Statement?
+    private var insertTechnicalMessageStatement: Statement?
+
+    /// The metadata JSON of the batch being committed, encoded in the background (set by
+    /// ``StoreWriter`` around its commits; events it does not cover are encoded here).
+    var preparedMetadata = PreparedMetadata()
+
     /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
     private var metadataBuffer: [UInt8] = []
     /// Called with the body files a transaction's end could not delete (see ``transaction(_:)``).
@@ -96,8 +105,12 @@ final class BatchWriter {
 
     /// Where the transaction that starts at `start` ends: at ``eventsPerTransaction`` events or
     /// ``transactionByteLimit`` bytes, whichever comes first (at least one event).
-    func transactionEnd(_ events: [LogStore.Event?], from start: Int) -> Int {
+    /// `batchBytes`, when known, is the estimate of all of `events`: within the limit, no event
+    /// is estimated again (on the writer thread that cost each event a copy and a walk of its
+    /// metadata).
+    func transactionEnd(_ events: [LogStore.Event?], from start: Int, batchBytes: Int? = nil) -> Int {
         let limit = min(start + Self.eventsPerTransaction, events.count)
+        if let batchBytes, batchBytes < transactionByteLimit { return limit }
         var bytes = 0
         var end = start
         while end < limit {
@@ -131,7 +144,7 @@ final class BatchWriter {
             for index in events.indices {
                 guard let event = events[index] else { continue }
                 switch event {
-                case .messageStored(let message): try insert(message)
+                case .messageStored(let message): try insert(message, preparedAt: index)
                 case .networkTaskCreated(let task): try insert(task)
                 case .networkTaskProgressUpdated(let progress): try update(progress)
                 case .networkTaskCompleted(let task): try insert(task, prepared: prepared?[index] ?? nil)
@@ -144,22 +157,23 @@ final class BatchWriter {
     }
 
     /// Inserts a message; with `taskRowID`, the technical message of that network task, which
-    /// `info().messageCount` and `count(_:)` leave out.
-    func insert(_ message: LogStore.Event.MessageCreated, taskRowID: Int64? = nil) throws {
+    /// `info().messageCount` and `count(_:)` leave out. `index` is its place in the batch, whose
+    /// metadata JSON may be prepared (``preparedMetadata``).
+    func insert(_ message: LogStore.Event.MessageCreated, taskRowID: Int64? = nil, preparedAt index: Int? = nil) throws {
         let labelID = try labelID(for: message.label)
-        let statement = try connection.cachedStatement(
-            taskRowID == nil ? Self.insertMessageSQL : Self.insertTechnicalMessageSQL)
+        let statement = taskRowID == nil
+            ? try Self.kept(&insertMessageStatement, Self.insertMessageSQL, on: connection)
+            : try Self.kept(&insertTechnicalMessageStatement, Self.insertTechnicalMessageSQL, on: connection)
         statement.bind(message.createdAt.timeIntervalSince1970, at: 1)
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(message.level.rawValue), at: 3)
         statement.bind(labelID, at: 4)
         bindCapped(message.message, at: 5, of: statement)
-        if let metadata = message.metadata, !metadata.isEmpty {
+        if let index, preparedMetadata.bind(eventAt: index, to: statement, at: 6) {
+            // Encoded in the background.
+        } else if message.metadata?.isEmpty == false {
             metadataBuffer.removeAll(keepingCapacity: true)
-            MetadataJSON.write(metadata, to: &metadataBuffer)
-            if let cut = metadataBuffer.withUnsafeBytes({ SizeCap.truncatedMetadata($0, limit: LogStore.maxMetadataBytes) }) {
-                metadataBuffer = cut
-            }
+            PreparedMetadata.append(message.metadata, to: &metadataBuffer)
             metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 6) }
         } else {
             statement.bindNull(at: 6)
@@ -167,7 +181,7 @@ final class BatchWriter {
         if let taskRowID {
             statement.bind(taskRowID, at: 7)
         } else {
-            statement.bind(Self.lastPathComponent(message.file), at: 7)
+            Self.bindLastPathComponent(of: message.file, at: 7, of: statement)
             statement.bind(message.function, at: 8)
             statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
             statement.bind(Int64(message.threadID), at: 10)
@@ -179,6 +193,25 @@ final class BatchWriter {
         if taskRowID == nil { count(labelID: labelID, level: message.level) }
         if let name = message.threadName, threadNames[message.threadID] != name {
             try recordThreadName(name, threadID: message.threadID)
+        }
+    }
+
+    /// The statement kept in `slot`, prepared on first use.
+    private static func kept(_ slot: inout Statement?, _ sql: String, on connection: Connection) throws -> Statement {
+        if let statement = slot { return statement }
+        let statement = try connection.persistentStatement(sql)
+        slot = statement
+        return statement
+    }
+
+    /// Binds the file name after the last `/` of `path` straight from its UTF-8 (no new `String`
+    /// per row).
+    private static func bindLastPathComponent(of path: String, at index: Int32, of statement: Statement) {
+        var path = path
+        path.withUTF8 { bytes in
+            let utf8 = UnsafeRawBufferPointer(bytes)
+            let start = utf8.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+            statement.bindText(UnsafeRawBufferPointer(rebasing: utf8[start...]), at: index)
         }
     }
 
@@ -332,11 +365,6 @@ final class BatchWriter {
     func rememberHead(_ key: SHA1.Digest, rowID: Int64) {
         if recentHeads.count >= Self.recentHeadLimit { recentHeads.removeAll(keepingCapacity: true) }
         recentHeads[key] = rowID
-    }
-
-    static func lastPathComponent(_ path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
     }
 }
 

@@ -410,13 +410,16 @@ final class StoreWriter: Sendable {
                 ? Self.dropNotice(
                     count: dropped - writer.reportedDropCount, capacity: buffer.capacity, bytes: buffer.byteCapacity)
                 : nil
+            writer.preparedMetadata = batch.metadata
+            batch.metadata = PreparedMetadata()
+            defer { writer.preparedMetadata = PreparedMetadata() }
             // The longest transaction of the round, steps of other jobs between them excluded.
             var longestCommit: Duration = .zero
             var committedNotice: LogStore.Event.MessageCreated?
             var rejected: [BatchWriter.RejectedEvent] = []
             var start = 0
             repeat {
-                let end = writer.transactionEnd(events, from: start)
+                let end = writer.transactionEnd(events, from: start, batchBytes: batch.estimatedBytes)
                 let commitStart = ContinuousClock.now
                 let outcome = writer.commitSettingAside(
                     events, start..<end, prepared: prepared, dropNotice: notice, rejected: &rejected)
@@ -455,7 +458,7 @@ final class StoreWriter: Sendable {
             roomWaiters.wakeAll()
             lastCommitNanoseconds.store(longestCommit.nanoseconds, ordering: .relaxed)
             publish(events, notice: committedNotice, without: rejected)
-            buffer.recycle(&events)
+            preparer.recycleInBackground(&events)
             reportCommit(upTo: lastTicket)
             return .wrote
         }
