@@ -212,6 +212,8 @@ struct BodyTemplate: Sendable {
         case hex(Int)
         /// `2025-MM-DDTHH:MM:SSZ`.
         case timestamp
+        /// `width` random bytes, eight from each value of the stream (little-endian).
+        case random(Int)
     }
 
     struct Slot: Sendable {
@@ -236,6 +238,10 @@ struct BodyTemplate: Sendable {
 
     mutating func timestamp() {
         slot(.timestamp, width: 20)
+    }
+
+    mutating func random(_ width: Int) {
+        slot(.random(width), width: width)
     }
 
     mutating func uuid() {
@@ -287,6 +293,13 @@ struct BodyTemplate: Sendable {
                         if position > 0 && position % 16 == 0 { random = next() }
                         raw[slot.offset + position] = Self.hexDigits[Int(random & 0xF)]
                         random >>= 4
+                    }
+                case .random(let width):
+                    for start in stride(from: 0, to: width, by: 8) {
+                        let random = next()
+                        for byte in 0..<min(8, width - start) {
+                            raw[slot.offset + start + byte] = UInt8(truncatingIfNeeded: random >> UInt64(8 * byte))
+                        }
                     }
                 case .timestamp:
                     // 2025-MM-DDTHH:MM:SSZ: each field two digits and the separator after it.

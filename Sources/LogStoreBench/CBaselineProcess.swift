@@ -40,8 +40,35 @@ enum CBaselineProcess {
         return (result.seconds, result.count)
     }
 
+    /// `--c-baseline-network TASKS LEVEL WORKLOAD PATH`: the naive network pipeline.
+    static let networkFlag = "--c-baseline-network"
+
+    /// The naive network pipeline (`lsb_network_naive`) storing `tasks` tasks of the workload file
+    /// at `workload` into a new database at `path`, compressing at `level`: its wall seconds, its
+    /// CPU seconds (user + system, the child alone) and the blob rows it inserted.
+    static func network(
+        tasks: Int, level: Int, workload: String, path: String
+    ) throws -> (seconds: Double, cpuSeconds: Double, blobs: Int) {
+        let fields = try runChildFields(arguments: [networkFlag, String(tasks), String(level), workload, path])
+        guard fields.count == 3, let seconds = Double(fields[0]), let cpu = Double(fields[1]),
+            let blobs = Int(fields[2])
+        else {
+            throw BenchError.failed("C network baseline child printed \(fields)")
+        }
+        return (seconds, cpu, blobs)
+    }
+
     /// Starts the child and reads its one line: `SECONDS [COUNT]`.
     private static func runChild(arguments: [String]) throws -> (seconds: Double, count: Int) {
+        let fields = try runChildFields(arguments: arguments)
+        guard let first = fields.first, let seconds = Double(first) else {
+            throw BenchError.failed("C baseline child printed \(fields)")
+        }
+        return (seconds, fields.count > 1 ? Int(fields[1]) ?? 0 : 0)
+    }
+
+    /// Starts the child and reads its one line, split at spaces.
+    private static func runChildFields(arguments: [String]) throws -> [String] {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         child.arguments = arguments
@@ -51,17 +78,17 @@ enum CBaselineProcess {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let fields = text.split(separator: " ")
-        guard child.terminationStatus == 0, let first = fields.first, let seconds = Double(first) else {
+        guard child.terminationStatus == 0 else {
             throw BenchError.failed("C baseline child failed (\(child.terminationStatus)): \(text)")
         }
-        return (seconds, fields.count > 1 ? Int(fields[1]) ?? 0 : 0)
+        return text.split(separator: " ").map(String.init)
     }
 
     /// The child's side, when `arguments` start with one of the flags: runs the baseline, prints
     /// its result and returns the exit code; `nil` for an ordinary run.
     static func runChildIfAsked(_ arguments: [String]) -> Int32? {
         if arguments.first == exportFlag { return runExportChild(arguments) }
+        if arguments.first == networkFlag { return runNetworkChild(arguments) }
         guard let flag = arguments.first, [insertFlag, insertFTSFlag, deleteFlag].contains(flag) else { return nil }
         guard arguments.count == 3, let number = Int64(arguments[1]) else { return 64 }
         let path = arguments[2]
@@ -95,6 +122,23 @@ enum CBaselineProcess {
             return 1
         }
         print("\(seconds) \(bytes)")
+        return 0
+    }
+
+    private static func runNetworkChild(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 5, let tasks = Int64(arguments[1]), let level = Int32(arguments[2]) else { return 64 }
+        var seconds = 0.0
+        var cpuSeconds = 0.0
+        var blobs: Int64 = 0
+        var message = [CChar](repeating: 0, count: 512)
+        let code = lsb_network_naive(
+            arguments[3], arguments[4], tasks, 10_000, level, &seconds, &cpuSeconds, &blobs, &message,
+            Int32(message.count))
+        guard code == 0 else {
+            print(String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            return 1
+        }
+        print("\(seconds) \(cpuSeconds) \(blobs)")
         return 0
     }
 }

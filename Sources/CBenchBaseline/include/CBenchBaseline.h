@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include "CBenchNetwork.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
