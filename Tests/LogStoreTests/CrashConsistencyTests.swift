@@ -11,10 +11,7 @@ import Testing
 /// a quarter of them), `LOGSTORE_CRASH_SEED` repeats a run's kill delays.
 @Suite("Crash consistency")
 struct CrashConsistencyTests {
-    static var helper: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("LogStoreTestHelper")
-    }
+    static var helper: URL { testHelperExecutable }
 
     static let trials = ProcessInfo.processInfo.environment["LOGSTORE_CRASH_TRIALS"].flatMap { Int($0) } ?? 20
 
@@ -68,7 +65,9 @@ struct CrashConsistencyTests {
         let exports = directory.appendingPathComponent("exports", isDirectory: true)
         try FileManager.default.createDirectory(at: exports, withIntermediateDirectories: true)
         let arguments = [mode, store.path, "100000000", "20"] + (mode == "crash-export" ? [exports.path] : [])
-        let lines = try await onOwnThread { try Self.runAndKill(arguments: arguments, killDelay: killDelay) }
+        let lines = try await onOwnThread {
+            try runAndKill(arguments: arguments, after: "ack ", delayMilliseconds: killDelay, giveUpSeconds: 20)
+        }
         let context = Comment(rawValue: "\(mode) trial \(trial), seed \(Self.seed), kill after \(killDelay) ms")
         let acknowledged = lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()
         let last = try #require(acknowledged, context)
@@ -154,51 +153,5 @@ struct CrashConsistencyTests {
         // which the cleanup leaves for a minute (it cannot tell it from one being locked now).
         let left = try directoryListing(directory).filter { $0.hasPrefix(".") && !$0.hasSuffix(".logstore-new") }
         #expect(left.isEmpty, "left after the next export: \(left), \(context)")
-    }
-
-    /// Starts the helper, waits (at most 20 s) for its first acknowledgement, kills it with
-    /// SIGKILL `killDelay` ms later and returns every line it wrote. Blocking: run on its own thread.
-    private static func runAndKill(arguments: [String], killDelay: Int) throws -> [String] {
-        let child = Process()
-        child.executableURL = helper
-        child.arguments = arguments
-        let pipe = Pipe()
-        child.standardOutput = pipe
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        let descriptor = pipe.fileHandleForReading.fileDescriptor
-        var output = [UInt8]()
-        var killAt: Date?
-        let giveUp = Date().addingTimeInterval(TimeScale.scaled(20))
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var killed = false
-        while true {
-            let now = Date()
-            if !killed, let due = killAt, now >= due {
-                kill(child.processIdentifier, SIGKILL)
-                killed = true
-            }
-            if !killed, now >= giveUp {
-                kill(child.processIdentifier, SIGKILL)
-                killed = true
-            }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let wait = killed ? 5_000 : max(1, Int32(((killAt ?? giveUp).timeIntervalSince(now)) * 1000))
-            guard poll(&poller, 1, wait) >= 0 || errno == EINTR else { break }
-            guard poller.revents != 0 else {
-                if killed { break }  // 5 s of silence after a kill: the pipe is held elsewhere.
-                continue
-            }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { if errno == EINTR { continue } else { break } }
-            if count == 0 { break }  // The child is gone and the pipe drained.
-            output += buffer[0..<count]
-            if killAt == nil, String(decoding: output, as: UTF8.self).contains("ack ") {
-                killAt = Date().addingTimeInterval(Double(killDelay) / 1000)
-            }
-        }
-        if !killed { kill(child.processIdentifier, SIGKILL) }
-        child.waitUntilExit()
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }

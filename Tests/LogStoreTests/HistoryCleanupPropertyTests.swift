@@ -243,7 +243,7 @@ struct HistoryCleanupPropertyTests {
                 String(strategies[author] ?? 0),
             ]
             let lines = try await onOwnThread {
-                try Self.runAndKill(arguments: arguments, after: trigger, delayMilliseconds: delay)
+                try runAndKill(arguments: arguments, after: trigger, delayMilliseconds: delay, giveUpSeconds: 10)
             }
             let comment = Comment(rawValue: "kill \(author) after \(trigger.trimmingCharacters(in: .whitespacesAndNewlines)) +\(delay) ms: \(lines), \(context)")
             #expect(lines.contains("ready"), comment)
@@ -310,45 +310,6 @@ struct HistoryCleanupPropertyTests {
                 snapshot.lastCleanup = state?[1].real
                 return snapshot
             }
-        }
-
-        /// Starts the consumer child, waits (at most 10 s) for it to print `trigger`, kills it
-        /// `delayMilliseconds` later with SIGKILL and returns every line it wrote. Blocking: run
-        /// on its own thread.
-        static func runAndKill(arguments: [String], after trigger: String, delayMilliseconds: Int) throws -> [String] {
-            let child = Process()
-            child.executableURL = ExitDrainTests.helper
-            child.arguments = arguments
-            let pipe = Pipe()
-            child.standardOutput = pipe
-            child.standardError = FileHandle.nullDevice
-            try child.run()
-            let descriptor = pipe.fileHandleForReading.fileDescriptor
-            let giveUp = Date().addingTimeInterval(TimeScale.scaled(10))
-            var output = [UInt8]()
-            var killAt: Date?
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let now = Date()
-                if now >= (killAt ?? giveUp) { break }
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let wait = max(1, Int32(((killAt ?? giveUp).timeIntervalSince(now)) * 1000))
-                guard poll(&poller, 1, wait) >= 0 || errno == EINTR else { break }
-                guard poller.revents != 0 else { continue }
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 { if errno == EINTR { continue } else { break } }
-                if count == 0 { break }  // The child ended by itself: the test reports its lines.
-                output += buffer[0..<count]
-                let text = String(decoding: output, as: UTF8.self)
-                if killAt == nil, text.contains(trigger) {
-                    killAt = Date().addingTimeInterval(Double(delayMilliseconds) / 1000)
-                }
-            }
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            // What the child wrote between the last read and the kill: the pipe ends with it.
-            output += pipe.fileHandleForReading.readDataToEndOfFile()
-            return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
         }
     }
 }
