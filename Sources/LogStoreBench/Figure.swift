@@ -26,6 +26,23 @@ struct Figure: Encodable {
     private enum CodingKeys: String, CodingKey {
         case name, value, baseline, ratio, unit
     }
+
+    /// `<name>_p50` and `<name>_p99` of cross-process latencies (ms, sorted), each beside the
+    /// writer's save interval `saveInterval` (ms): the floor no reader in another process can
+    /// beat, with the target of the interval plus 100 ms for p99.
+    static func latencyPercentiles(
+        _ name: String, sorted latencies: [Double], saveInterval: Double, description: String
+    ) -> [Figure] {
+        func at(_ fraction: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))] }
+        return [
+            Figure(
+                name: "\(name)_p50", value: at(0.5), baseline: saveInterval, unit: "ms",
+                baselineDescription: description, target: "≤ 1.0"),
+            Figure(
+                name: "\(name)_p99", value: at(0.99), baseline: saveInterval, unit: "ms",
+                baselineDescription: "the same", target: "≤ 1.33 (saveInterval + 100 ms)"),
+        ]
+    }
 }
 
 /// Prints figures as a Markdown table (it goes straight into the README) and writes JSON.

@@ -129,18 +129,11 @@ struct HistoryBenchmark {
         print(String(
             format: "history: notify min %.1f ms, p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d observer calls, read median %.2f ms",
             sorted[0], at(0.5), at(0.99), sorted[sorted.count - 1], reads.count, Measure.median(reads)))
-        let floor = Self.saveInterval / .milliseconds(1)
         let description = "the writer's `saveInterval` (300 ms); ours: `storeMessage` in a child process (author \"writer\"), "
             + "\(count / 1000)k messages at \(Int(Self.perSecond))/s, to the `registerObserver(entity: .message, operation: .insert)` "
             + "call of author \"reader\" here (send time in the text, CLOCK_REALTIME)"
-        return [
-            Figure(
-                name: "history.notify_ms_p50", value: at(0.5), baseline: floor, unit: "ms",
-                baselineDescription: description, target: "≤ 1.0"),
-            Figure(
-                name: "history.notify_ms_p99", value: at(0.99), baseline: floor, unit: "ms",
-                baselineDescription: "the same", target: "≤ 1.33 (saveInterval + 100 ms)"),
-        ]
+        return Figure.latencyPercentiles(
+            "history.notify_ms", sorted: sorted, saveInterval: Self.saveInterval / .milliseconds(1), description: description)
     }
 
     /// Reads the texts of one change's messages in one query, so the observer's own reads stay

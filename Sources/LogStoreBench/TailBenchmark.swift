@@ -49,19 +49,12 @@ struct TailBenchmark {
             throw BenchError.failed("tail received \(latencies.count) of \(Self.count); writer exit \(child.terminationStatus)")
         }
         latencies.sort()
-        let floor = Self.saveInterval / .milliseconds(1)
         func at(_ fraction: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))] }
         print(String(format: "tail: latency min %.1f ms, p50 %.1f ms, p99 %.1f ms, max %.1f ms", latencies[0], at(0.5), at(0.99), latencies[latencies.count - 1]))
         let description = "the writer's `saveInterval` (300 ms); ours: `storeMessage` in a child process, 10k messages at 2k/s, "
             + "to the yield of `tail()` on the store opened `.readonly` here (send time in the text, CLOCK_REALTIME)"
-        return [
-            Figure(
-                name: "tail.latency_ms_p50", value: at(0.5), baseline: floor, unit: "ms",
-                baselineDescription: description, target: "≤ 1.0"),
-            Figure(
-                name: "tail.latency_ms_p99", value: at(0.99), baseline: floor, unit: "ms",
-                baselineDescription: "the same", target: "≤ 1.33 (saveInterval + 100 ms)"),
-        ]
+        return Figure.latencyPercentiles(
+            "tail.latency_ms", sorted: latencies, saveInterval: Self.saveInterval / .milliseconds(1), description: description)
     }
 
     static func realtimeNanoseconds() -> Int64 {
