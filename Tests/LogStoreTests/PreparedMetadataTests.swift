@@ -33,7 +33,7 @@ struct PreparedMetadataTests {
                 store.storeMessage(label: "m", level: .info, message: String(index), metadata: Self.metadata(index))
             }
             // Those fail and go back to the head of the buffer; the next ones queue behind them.
-            let failed: Bool? = try await withinDeadline(seconds: 10) {
+            let failed: Bool? = try await withinDeadline(seconds: 30) {
                 while try await store.info().writeErrorCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
                 return true
             }
@@ -42,7 +42,7 @@ struct PreparedMetadataTests {
                 store.storeMessage(label: "m", level: .info, message: String(index), metadata: Self.metadata(index))
             }
             try await WriteFailureTests.setFull(store, false)
-            let flushed: Bool? = try await withinDeadline(seconds: 10) { try await store.flush(); return true }
+            let flushed: Bool? = try await withinDeadline(seconds: 30) { try await store.flush(); return true }
             #expect(flushed == true)
 
             let stored = try await Self.stored(store, label: "m")
