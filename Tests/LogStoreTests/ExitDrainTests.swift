@@ -9,10 +9,7 @@ import Testing
 /// built beside the tests).
 @Suite("Exit drain")
 struct ExitDrainTests {
-    static var helper: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("LogStoreTestHelper")
-    }
+    static var helper: URL { testHelperExecutable }
 
     /// Fewer than the writer's wake threshold, logged at once: without the drain none would be
     /// committed before the process ends (the writer waits for its save interval).

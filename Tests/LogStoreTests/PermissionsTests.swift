@@ -9,10 +9,7 @@ import Testing
 /// (`LogStoreTestHelper permissions`) sets it: here it would change the files of parallel tests.
 @Suite("Permissions")
 struct PermissionsTests {
-    static var helper: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("LogStoreTestHelper")
-    }
+    static var helper: URL { testHelperExecutable }
 
     @Test func ownerOnlyModesUnderAPermissiveUmask() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "missing \(Self.helper.path)")
