@@ -20,9 +20,6 @@ struct PreparedBatch: Sendable {
     /// What the buffer counts in flight for this batch: released once it is committed or put back.
     var taken = IngestBuffer.Taken()
 
-    /// The keys of this batch's bodies, each once.
-    var bodyKeys: [SHA1.Digest] { tasks.map(TaskPreparation.bodyKeys) ?? [] }
-
     /// Puts `earlier` (a failed commit's events, to retry) in front of this batch; their tasks
     /// are prepared again at commit.
     mutating func prepend(_ earlier: [LogStore.Event?]) {
@@ -79,12 +76,13 @@ final class BatchPreparer: Sendable {
         prepare { keys in try BlobStore.storedKeys(among: keys, connection: connection) }
     }
 
-    /// Takes what waits now and prepares it in the background. `current` is the batch the
-    /// writer is about to commit: its bodies count as stored (the reader cannot see them yet).
-    func startNext(after current: PreparedBatch) -> PendingBatch {
+    /// Takes what waits and prepares it in the background. `committing` are the prepared tasks
+    /// of the batch the writer is committing: their bodies count as stored (the reader cannot
+    /// see them yet).
+    func startNext(afterCommitting committing: [TaskPreparation.PreparedTask?]?) -> PendingBatch {
         let pending = PendingBatch()
-        let inFlight = Set(current.bodyKeys)
         queue.async { [self] in
+            let inFlight = Set(committing.map(TaskPreparation.bodyKeys) ?? [])
             pending.fulfil(threads.preparing { prepare { keys in
                 let unseen = keys.filter { !inFlight.contains($0) }
                 let stored = try reader.withLock { reader -> Set<SHA1.Digest> in

@@ -24,8 +24,9 @@ final class StoreWriter: Sendable {
     /// The last failure of an index step, reported once per cause.
     private let lastIndexFailure = Mutex<String?>(nil)
     private let preparer: BatchPreparer
-    /// The next batch, being prepared in the background while the writer commits.
-    private let pending = Mutex<PendingBatch?>(nil)
+    /// The next batch, being prepared in the background while the writer commits, and what
+    /// starts it (see ``Pipeline``).
+    private let pipeline = Mutex(Pipeline())
     private let onWriteError: (@Sendable (LogStoreError) -> Void)?
     private let sizeWatch = Mutex<SizeWatch?>(nil)
     /// Whether the last size check found the store past the size at which it is swept (85 % of
@@ -57,6 +58,23 @@ final class StoreWriter: Sendable {
         /// Body files a commit or rollback could not delete (the sweep's orphan scan retries).
         var blobDeletionFailureCount = 0
         var finalError: LogStoreError?
+    }
+
+    /// The writer's pipeline under load: while it commits one batch, the next is prepared in the
+    /// background (hashing, redaction, zlib), so the writer thread only runs SQLite.
+    ///
+    /// The next preparation starts when the wake threshold is crossed while a batch commits:
+    /// by the writer itself when it was crossed before the commit began, otherwise by the
+    /// producer whose event crossed it (``wakeUp()``). Taking the next batch right after the
+    /// current one was taken found the buffer nearly empty, so under load the writer kept
+    /// preparing inline, between its transactions, while the other core waited.
+    private struct Pipeline {
+        var next: PendingBatch?
+        /// Whether the writer commits a batch it may pipeline after.
+        var isCommitting = false
+        /// That batch's prepared tasks: their bodies count as stored for the next preparation
+        /// (its reader cannot see them before they commit).
+        var committingTasks: [TaskPreparation.PreparedTask?]?
     }
 
     private struct Job: Sendable {
@@ -113,8 +131,14 @@ final class StoreWriter: Sendable {
 
     // MARK: Producers
 
-    /// Asks the writer to start a batch now.
+    /// Asks the writer to start a batch now: called by the producer whose event crossed the
+    /// wake threshold. While the writer commits, that batch starts being prepared in the
+    /// background at once.
     func wakeUp() {
+        pipeline.withLock { pipeline in
+            guard pipeline.next == nil, pipeline.isCommitting else { return }
+            pipeline.next = preparer.startNext(afterCommitting: pipeline.committingTasks)
+        }
         wake.signal()
     }
 
@@ -306,7 +330,37 @@ final class StoreWriter: Sendable {
         finishThread(failed: consecutiveFailures > 0)
     }
 
-    private var hasPendingBatch: Bool { pending.withLock { $0 != nil } }
+    private var hasPendingBatch: Bool { pipeline.withLock { $0.next != nil } }
+
+    /// Takes the batch being prepared in the background, if any.
+    private func takeNextBatch() -> PendingBatch? {
+        pipeline.withLock { pipeline in
+            defer { pipeline.next = nil }
+            return pipeline.next
+        }
+    }
+
+    /// Marks `batch` as being committed, so the next batch's preparation starts as soon as
+    /// the wake threshold is crossed meanwhile; starts it now when it already is.
+    private func beginCommitting(_ batch: PreparedBatch) {
+        pipeline.withLock { pipeline in
+            pipeline.isCommitting = true
+            pipeline.committingTasks = batch.tasks
+            // Read after `committing` is set: a producer crossing the threshold from now on
+            // finds it set and starts the preparation itself.
+            if pipeline.next == nil && buffer.isPastWakeThreshold {
+                pipeline.next = preparer.startNext(afterCommitting: batch.tasks)
+            }
+        }
+    }
+
+    /// Ends what ``beginCommitting(_:)`` began: producers no longer start preparations.
+    private func endCommitting() {
+        pipeline.withLock { pipeline in
+            pipeline.isCommitting = false
+            pipeline.committingTasks = nil
+        }
+    }
 
     /// The most index steps between two rounds of a busy writer (~100 ms each).
     private static let busyIndexSteps = 2
@@ -383,17 +437,12 @@ final class StoreWriter: Sendable {
     /// background meanwhile.
     private func writePendingEvents(pipelining: Bool = true) -> Outcome {
         database.withLock { writer -> Outcome in
-            let pendingBatch = pending.withLock { pending in
-                defer { pending = nil }
-                return pending
-            }
+            let pendingBatch = takeNextBatch()
             // While the next batch is still being prepared, the writer would only wait.
             if let pendingBatch, !pendingBatch.isReady { runUnorderedJobs(writer) }
             var batch = pendingBatch?.wait() ?? preparer.prepareNow(connection: writer.connection)
-            if pipelining && buffer.isPastWakeThreshold {
-                let next = preparer.startNext(after: batch)
-                pending.withLock { $0 = next }
-            }
+            if pipelining { beginCommitting(batch) }
+            defer { if pipelining { endCommitting() } }
             var events = batch.events
             batch.events = []
             let prepared = batch.tasks
@@ -485,11 +534,9 @@ final class StoreWriter: Sendable {
     private func putBack(_ failed: ArraySlice<LogStore.Event?>, taken: IngestBuffer.Taken) {
         var events = Array(failed)
         var taken = taken
-        let next = pending.withLock { pending in
-            defer { pending = nil }
-            return pending
-        }
-        if let next {
+        // No preparation may start after this one is taken: it would hold newer events.
+        endCommitting()
+        if let next = takeNextBatch() {
             let batch = next.wait()
             events += batch.events
             taken = taken + batch.taken
