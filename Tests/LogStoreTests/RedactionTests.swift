@@ -171,6 +171,15 @@ struct RedactionTests {
         #expect(redacted == json(#"{"pass\u0077ord": "<private>", "a": {"password": "<private>"}}"#))
     }
 
+    /// Plain ASCII keys are compared on their bytes, other keys as strings: names that are not
+    /// ASCII, the empty name, and a key that is a longer or shorter spelling still decide alike.
+    @Test func keysMatchNamesOfEveryKindExactly() {
+        let redaction = Redaction(sensitiveJSONFields: ["Contraseña", "", "pin"])
+        let body = json(#"{"CONTRASEÑA": 1, "": 2, "PIN": 3, "pins": 4, "pi": 5, "contrasena": 6}"#)
+        #expect(redaction.redactBody(body, contentType: "application/json") == json(
+            #"{"CONTRASEÑA": "<private>", "": "<private>", "PIN": "<private>", "pins": 4, "pi": 5, "contrasena": 6}"#))
+    }
+
     /// The pre-check that skips the scanner for bodies holding none of the names must not skip a
     /// key spelled only through an escape, in another case, or through Unicode lowercasing.
     @Test(arguments: [

@@ -24,7 +24,7 @@ extension Redaction {
             // Most bodies hold none of the names: the one-pass pre-check skips the scanner.
             if let precheck = jsonKeyPrecheck, !precheck.mayHoldKey(in: buffer) { return nil }
             var scanner = JSONRedactionScanner(
-                bytes: buffer, isSensitive: isSensitiveJSONField, asciiKeyShapes: jsonKeyShapes)
+                bytes: buffer, isSensitive: isSensitiveJSONField, asciiNames: jsonASCIIKeys)
             return scanner.sensitiveValueRanges()
         }
         guard let ranges, !ranges.isEmpty else { return data }
@@ -64,20 +64,19 @@ extension Redaction {
 ///
 /// It is iterative — containers are tracked on its own stack — so nesting depth costs heap
 /// memory proportional to the input, never thread stack. Strings are not checked for valid
-/// UTF-8 (a body that is JSON except for its encoding is still redacted); keys are decoded,
-/// escapes included, before they are compared.
+/// UTF-8 (a body that is JSON except for its encoding is still redacted). A plain ASCII key is
+/// compared on its bytes; any other is decoded, escapes included, and compared as a string.
 struct JSONRedactionScanner {
     private let bytes: UnsafeRawBufferPointer
     private let isSensitive: (String) -> Bool
-    /// ``Redaction/keyShape(count:first:last:)`` of every sensitive name: an ASCII key of
-    /// another shape is not sensitive, and is not made into a string (most keys, in most bodies).
-    private let asciiKeyShapes: Set<Int>
+    /// The ASCII sensitive names: what a plain ASCII key is compared with.
+    private let asciiNames: Redaction.ASCIIKeyNames
     private var index = 0
 
-    init(bytes: UnsafeRawBufferPointer, isSensitive: @escaping (String) -> Bool, asciiKeyShapes: Set<Int>) {
+    init(bytes: UnsafeRawBufferPointer, isSensitive: @escaping (String) -> Bool, asciiNames: Redaction.ASCIIKeyNames) {
         self.bytes = bytes
         self.isSensitive = isSensitive
-        self.asciiKeyShapes = asciiKeyShapes
+        self.asciiNames = asciiNames
     }
 
     private enum Expectation { case value, key, afterValue }
@@ -123,7 +122,7 @@ struct JSONRedactionScanner {
                         expectation = .value
                     }
                 case UInt8(ascii: "\""):
-                    guard scanString(decoding: false) != nil else { return nil }
+                    guard skipString() else { return nil }
                     expectation = .afterValue
                 case UInt8(ascii: "t"):
                     guard scanLiteral("true") else { return nil }
@@ -142,15 +141,21 @@ struct JSONRedactionScanner {
                 }
             case .key:
                 skipWhitespace()
-                // Keys inside a value already being hidden need no decoding.
-                guard peek() == UInt8(ascii: "\""), let key = scanString(decoding: redactedStart == nil) else {
-                    return nil
+                guard peek() == UInt8(ascii: "\"") else { return nil }
+                // Keys inside a value already being hidden need no comparing.
+                let isSensitiveKey: Bool
+                if redactedStart == nil {
+                    guard let sensitive = scanKey() else { return nil }
+                    isSensitiveKey = sensitive
+                } else {
+                    guard skipString() else { return nil }
+                    isSensitiveKey = false
                 }
                 skipWhitespace()
                 guard peek() == UInt8(ascii: ":") else { return nil }
                 index += 1
                 skipWhitespace()
-                if redactedStart == nil, isSensitive(key) {
+                if isSensitiveKey {
                     redactedStart = index
                     redactedDepth = containers.count
                 }
@@ -230,58 +235,82 @@ struct JSONRedactionScanner {
         while let byte = peek(), isDigit(byte) { index += 1 }
     }
 
-    /// Scans a string starting at its opening quote and leaves the index after its closing one.
-    /// Returns its decoded text when `decoding` (keys), an empty string otherwise, nil when the
-    /// string is malformed.
-    private mutating func scanString(decoding: Bool) -> String? {
+    /// Skips a string starting at its opening quote and leaves the index after its closing one;
+    /// `false` when it is malformed.
+    private mutating func skipString() -> Bool {
+        index += 1 // the opening quote
+        var unused: [UInt8] = []
+        while true {
+            skipPlainBytes()
+            guard let byte = peek() else { return false } // unterminated
+            index += 1
+            if byte == UInt8(ascii: "\"") { return true }
+            // A backslash (anything else plain would have been skipped: a control character).
+            guard byte == UInt8(ascii: "\\"), scanEscape(decoding: false, into: &unused) else { return false }
+        }
+    }
+
+    /// Scans an object key starting at its opening quote, leaves the index after its closing
+    /// one, and tells whether the key is sensitive; nil when it is malformed.
+    private mutating func scanKey() -> Bool? {
         index += 1 // the opening quote
         let contentStart = index
-        var decoded: [UInt8]? = nil // only allocated once an escape is met in a decoded string
-        var isASCII = true
-        while index < bytes.count {
-            let byte = bytes[index]
+        skipPlainBytes()
+        if peek() == UInt8(ascii: "\"") {
+            let key = UnsafeRawBufferPointer(rebasing: bytes[contentStart..<index])
+            index += 1
+            if !key.contains(where: { $0 >= 0x80 }) { return asciiNames.contains(key) }
+            return isSensitive(String(decoding: key, as: UTF8.self))
+        }
+        // An escape (or a malformed key): decode it byte by byte.
+        var decoded = Array(bytes[contentStart..<index])
+        while let byte = peek() {
+            index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                defer { index += 1 }
-                guard decoding else { return "" }
-                if let decoded { return String(decoding: decoded, as: UTF8.self) }
-                // Lowercasing ASCII keeps its length and bytes: the shape decides without a string.
-                if isASCII, index > contentStart,
-                    !asciiKeyShapes.contains(
-                        Redaction.keyShape(count: index - contentStart, first: bytes[contentStart], last: bytes[index - 1]))
-                {
-                    return ""
-                }
-                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
+                return isSensitive(String(decoding: decoded, as: UTF8.self))
             case UInt8(ascii: "\\"):
-                if decoding, decoded == nil { decoded = Array(bytes[contentStart..<index]) }
-                index += 1
-                guard let escaped = peek() else { return nil }
-                index += 1
-                let simple: UInt8?
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): simple = escaped
-                case UInt8(ascii: "b"): simple = 0x08
-                case UInt8(ascii: "f"): simple = 0x0C
-                case UInt8(ascii: "n"): simple = 0x0A
-                case UInt8(ascii: "r"): simple = 0x0D
-                case UInt8(ascii: "t"): simple = 0x09
-                case UInt8(ascii: "u"):
-                    guard let scalar = scanUnicodeEscape() else { return nil }
-                    if decoding { decoded?.append(contentsOf: String(Character(scalar)).utf8) }
-                    simple = nil
-                default: return nil
-                }
-                if decoding, let simple { decoded?.append(simple) }
+                guard scanEscape(decoding: true, into: &decoded) else { return nil }
             case 0x00..<0x20:
                 return nil // control characters must be escaped
             default:
-                if decoding { decoded?.append(byte) }
-                if byte >= 0x80 { isASCII = false }
-                index += 1
+                decoded.append(byte)
             }
         }
         return nil // unterminated
+    }
+
+    /// Moves the index past the bytes a string holds as they are: neither its closing quote, a
+    /// backslash nor a control character (which must be escaped).
+    private mutating func skipPlainBytes() {
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return }
+            index += 1
+        }
+    }
+
+    /// Scans the escape after a backslash (the index is past it), appending what it stands for
+    /// to `decoded` when `decoding`; `false` when it is not a valid escape.
+    private mutating func scanEscape(decoding: Bool, into decoded: inout [UInt8]) -> Bool {
+        guard let escaped = peek() else { return false }
+        index += 1
+        let simple: UInt8
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): simple = escaped
+        case UInt8(ascii: "b"): simple = 0x08
+        case UInt8(ascii: "f"): simple = 0x0C
+        case UInt8(ascii: "n"): simple = 0x0A
+        case UInt8(ascii: "r"): simple = 0x0D
+        case UInt8(ascii: "t"): simple = 0x09
+        case UInt8(ascii: "u"):
+            guard let scalar = scanUnicodeEscape() else { return false }
+            if decoding { decoded.append(contentsOf: String(Character(scalar)).utf8) }
+            return true
+        default: return false
+        }
+        if decoding { decoded.append(simple) }
+        return true
     }
 
     /// Reads the four hex digits after `\u` (and a second `\uXXXX` when they form a surrogate

@@ -77,7 +77,7 @@ public struct Redaction: Sendable, Hashable {
     public var sensitiveJSONFields: Set<String> {
         didSet {
             jsonKeys = Self.folded(sensitiveJSONFields)
-            jsonKeyShapes = Self.shapes(of: jsonKeys)
+            jsonASCIIKeys = ASCIIKeyNames(folded: jsonKeys)
             jsonKeyPrecheck = KeyPrecheck(names: jsonKeys)
         }
     }
@@ -86,8 +86,8 @@ public struct Redaction: Sendable, Hashable {
     private var headerKeys: Set<String>
     private var queryKeys: Set<String>
     private var jsonKeys: Set<String>
-    /// ``keyShape(count:first:last:)`` of each of `jsonKeys`, for the scanner's cheap first test.
-    private(set) var jsonKeyShapes: Set<Int>
+    /// The ASCII ones of `jsonKeys`, for matching most keys on their bytes.
+    private(set) var jsonASCIIKeys: ASCIIKeyNames
     /// The one-pass test that skips the scanner for bodies holding none of `jsonKeys` (nil when
     /// they cannot be pre-checked: the scanner then always runs).
     private(set) var jsonKeyPrecheck: KeyPrecheck?
@@ -109,24 +109,8 @@ public struct Redaction: Sendable, Hashable {
         self.headerKeys = Self.folded(sensitiveHeaders)
         self.queryKeys = Self.folded(sensitiveQueryItems)
         self.jsonKeys = Self.folded(sensitiveJSONFields)
-        self.jsonKeyShapes = Self.shapes(of: jsonKeys)
+        self.jsonASCIIKeys = ASCIIKeyNames(folded: jsonKeys)
         self.jsonKeyPrecheck = KeyPrecheck(names: jsonKeys)
-    }
-
-    /// A key's length and its first and last bytes, ASCII-lowercased, packed in one integer.
-    static func keyShape(count: Int, first: UInt8, last: UInt8) -> Int {
-        func lower(_ byte: UInt8) -> Int {
-            Int(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
-        }
-        return count << 16 | lower(first) << 8 | lower(last)
-    }
-
-    private static func shapes(of folded: Set<String>) -> Set<Int> {
-        Set(folded.compactMap { name in
-            let bytes = Array(name.utf8)
-            guard let first = bytes.first, let last = bytes.last else { return nil }
-            return keyShape(count: bytes.count, first: first, last: last)
-        })
     }
 
     private static func folded(_ names: Set<String>) -> Set<String> {
