@@ -26,6 +26,10 @@ final class IngestBuffer: Sendable {
     let wakeThreshold: Int
     /// Waiting bytes that make the writer commit before its interval ends.
     let byteWakeThreshold: Int
+    /// Half the wake thresholds: crossed while the writer commits, the next batch starts being
+    /// prepared, so under load it is ready when the commit ends (see ``StoreWriter``'s pipeline).
+    let prepareThreshold: Int
+    let bytePrepareThreshold: Int
     private let state: Mutex<State>
 
     struct State: ~Copyable {
@@ -57,8 +61,9 @@ final class IngestBuffer: Sendable {
 
     /// What happened to an appended event.
     enum AppendResult {
-        /// Queued with this ticket; `wakeWriter` when the writer should start a batch now.
-        case accepted(ticket: UInt64, wakeWriter: Bool)
+        /// Queued with this ticket; `wakeWriter` when the writer should start a batch now,
+        /// `prepareNext` when the next batch may start being prepared.
+        case accepted(ticket: UInt64, wakeWriter: Bool, prepareNext: Bool)
         /// Dropped by the overflow policy (possibly another event was evicted instead, in which
         /// case this one was accepted: see `accepted`).
         case dropped
@@ -95,6 +100,8 @@ final class IngestBuffer: Sendable {
         self.policy = policy
         self.wakeThreshold = max(1, min(4096, self.capacity / 4))
         self.byteWakeThreshold = max(1, self.byteCapacity / 4)
+        self.prepareThreshold = max(1, wakeThreshold / 2)
+        self.bytePrepareThreshold = max(1, byteWakeThreshold / 2)
         let reserved = min(self.capacity, 16_384)
         var events: [LogStore.Event?] = []
         events.reserveCapacity(reserved)
@@ -128,7 +135,9 @@ final class IngestBuffer: Sendable {
             state.accepted += 1
             let wakeWriter = state.live == wakeThreshold
                 || (bytesBefore < byteWakeThreshold && state.bytes >= byteWakeThreshold)
-            return .accepted(ticket: state.accepted, wakeWriter: wakeWriter)
+            let prepareNext = state.live == prepareThreshold
+                || (bytesBefore < bytePrepareThreshold && state.bytes >= bytePrepareThreshold)
+            return .accepted(ticket: state.accepted, wakeWriter: wakeWriter, prepareNext: prepareNext)
         }
     }
 
@@ -281,6 +290,11 @@ final class IngestBuffer: Sendable {
     /// Whether enough waits (in count or bytes) for the writer to start a batch now.
     var isPastWakeThreshold: Bool {
         state.withLock { $0.live >= wakeThreshold || $0.bytes >= byteWakeThreshold }
+    }
+
+    /// Whether enough waits for the next batch to start being prepared while one commits.
+    var isPastPrepareThreshold: Bool {
+        state.withLock { $0.live >= prepareThreshold || $0.bytes >= bytePrepareThreshold }
     }
 
     /// Events dropped since the store opened.

@@ -63,9 +63,10 @@ final class StoreWriter: Sendable {
     /// The writer's pipeline under load: while it commits one batch, the next is prepared in the
     /// background (hashing, redaction, zlib), so the writer thread only runs SQLite.
     ///
-    /// The next preparation starts when the wake threshold is crossed while a batch commits:
-    /// by the writer itself when it was crossed before the commit began, otherwise by the
-    /// producer whose event crossed it (``wakeUp()``). Taking the next batch right after the
+    /// The next preparation starts when the buffer's prepare threshold (half the wake
+    /// threshold) is crossed while a batch commits: by the writer itself when it was crossed
+    /// before the commit began, otherwise by the producer whose event crossed it
+    /// (``prepareNextWhileCommitting()``). Taking the next batch right after the
     /// current one was taken found the buffer nearly empty, so under load the writer kept
     /// preparing inline, between its transactions, while the other core waited.
     private struct Pipeline {
@@ -132,14 +133,20 @@ final class StoreWriter: Sendable {
     // MARK: Producers
 
     /// Asks the writer to start a batch now: called by the producer whose event crossed the
-    /// wake threshold. While the writer commits, that batch starts being prepared in the
-    /// background at once.
+    /// wake threshold.
     func wakeUp() {
+        prepareNextWhileCommitting()
+        wake.signal()
+    }
+
+    /// Starts preparing the next batch in the background when the writer is committing one
+    /// (and no preparation runs yet): called by the producer whose event crossed the buffer's
+    /// prepare threshold.
+    func prepareNextWhileCommitting() {
         pipeline.withLock { pipeline in
             guard pipeline.next == nil, pipeline.isCommitting else { return }
             pipeline.next = preparer.startNext(afterCommitting: pipeline.committingTasks)
         }
-        wake.signal()
     }
 
     /// Blocks the calling thread until the writer has taken a batch (room in the buffer), or
@@ -341,14 +348,14 @@ final class StoreWriter: Sendable {
     }
 
     /// Marks `batch` as being committed, so the next batch's preparation starts as soon as
-    /// the wake threshold is crossed meanwhile; starts it now when it already is.
+    /// the prepare threshold is crossed meanwhile; starts it now when it already is.
     private func beginCommitting(_ batch: PreparedBatch) {
         pipeline.withLock { pipeline in
             pipeline.isCommitting = true
             pipeline.committingTasks = batch.tasks
             // Read after `committing` is set: a producer crossing the threshold from now on
             // finds it set and starts the preparation itself.
-            if pipeline.next == nil && buffer.isPastWakeThreshold {
+            if pipeline.next == nil && buffer.isPastPrepareThreshold {
                 pipeline.next = preparer.startNext(afterCommitting: batch.tasks)
             }
         }

@@ -73,11 +73,13 @@ final class StoreCore: Sendable {
         guard let writer else { return }
         while true {
             switch buffer.append(event) {
-            case .accepted(let ticket, let wakeWriter):
+            case .accepted(let ticket, let wakeWriter, let prepareNext):
                 if isSynchronous {
                     writer.waitUntilCommitted(ticket)
                 } else if wakeWriter {
                     writer.wakeUp()
+                } else if prepareNext {
+                    writer.prepareNextWhileCommitting()
                 }
                 return
             case .full:
@@ -102,7 +104,7 @@ final class StoreCore: Sendable {
             // Read before the append: a take between the append and the wait then ends the wait.
             let generation = writer.roomGeneration
             switch buffer.append(event) {
-            case .accepted(let ticket, let wakeWriter):
+            case .accepted(let ticket, let wakeWriter, let prepareNext):
                 if isSynchronous {
                     do {
                         try await writer.waitUntilCommitted(upTo: ticket)
@@ -112,6 +114,8 @@ final class StoreCore: Sendable {
                     }
                 } else if wakeWriter {
                     writer.wakeUp()
+                } else if prepareNext {
+                    writer.prepareNextWhileCommitting()
                 }
                 return
             case .full:
