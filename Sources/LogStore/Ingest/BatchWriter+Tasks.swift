@@ -4,7 +4,11 @@ import Foundation
 /// transactions and their technical message. Called inside the batch transaction.
 extension BatchWriter {
     func insert(_ created: LogStore.Event.NetworkTaskCreated) throws {
-        let head: Int64? = try storeHead(TaskPreparation.PreparedHead(request: created.request))
+        // A NetworkLogger creation's head is prepared with its batch (or here, recorded for
+        // its completion when the batch was not prepared).
+        let prepared = created.creationHead.head?.head(forCreation: created.request)
+            ?? TaskPreparation.PreparedHead(request: created.request)
+        let head: Int64? = try storeHead(prepared)
         let url = created.request.url
         try connection.cachedStatement("""
             INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
@@ -23,6 +27,7 @@ extension BatchWriter {
             if let head { try releaseHead(head) }
         } else {
             history?.record(.task, .insert, id: connection.lastInsertRowID)
+            if let head { created.creationHead.head?.didStore(rowID: head) }
         }
     }
 
@@ -40,6 +45,20 @@ extension BatchWriter {
 
     func insert(_ completed: LogStore.Event.NetworkTaskCompleted, prepared: TaskPreparation.PreparedTask?) throws {
         let prepared = prepared ?? TaskPreparation.prepareHere(completed, bodySizeLimit: bodySizeLimit)
+        let preparedRequestHead = prepared.requestHead ?? TaskPreparation.PreparedHead(request: completed.request)
+        // A NetworkLogger completion whose request head is its creation's: its task row is
+        // usually there, pending, linked to that head. Found first, it keeps that link: nothing
+        // is linked again and released.
+        var pending: ExistingTask?
+        var keptRequestHead: Int64?
+        if let creationRow = completed.creationHead.head?.storedRowID(forKey: preparedRequestHead.key),
+            let existing = try existingTask(completed.taskID)
+        {
+            // Completed twice: the first completion stands, and nothing was stored for this one.
+            guard existing.state == NetworkTaskState.pending.rawValue else { return }
+            pending = existing
+            if existing.requestHeadID == creationRow { keptRequestHead = creationRow }
+        }
         let requestBodyID = try prepared.requestBody.map { try blobs.store($0).rowID }
         let responseBodyID = try prepared.responseBody.map { try blobs.store($0).rowID }
         var metadata: [String: String] = [:]
@@ -48,7 +67,7 @@ extension BatchWriter {
             metadata["imageWidth"] = String(image.width)
             metadata["imageHeight"] = String(image.height)
         }
-        let requestHead = try prepared.requestHead.map { try storeHead($0) }
+        let requestHead = try keptRequestHead ?? storeHead(preparedRequestHead)
         let responseHead = try prepared.responseHead.map { try storeHead($0) }
         let state = completed.isFailure ? NetworkTaskState.failure : NetworkTaskState.success
         let url = completed.request.url
@@ -62,41 +81,49 @@ extension BatchWriter {
             completed.error.map { .integer(Int64($0.code)) } ?? .null, Self.text(completed.error?.domain),
             Self.text(completed.error?.description), Self.text(completed.response?.contentType),
             completed.duration.map { .real($0) } ?? .null, .integer(Int64(completed.metrics?.redirectCount ?? 0)),
-            requestHead.map { .integer($0) } ?? .null, responseHead.map { .integer($0) } ?? .null,
+            .integer(requestHead), responseHead.map { .integer($0) } ?? .null,
             requestBodyID.map { .integer($0) } ?? .null, responseBodyID.map { .integer($0) } ?? .null,
             .integer(Int64(prepared.requestBodySize)), .integer(prepared.responseBodySize), .integer(prepared.bodyFlags),
             Self.text(completed.taskDescription), Self.text(completed.decodingError),
             metadata.isEmpty ? .null : .text(MetadataJSON.encode(metadata.mapValues { .string($0) })),
             completed.direction.map { .integer($0.storedValue) } ?? .null,
         ]
-        // Most completions are new tasks (every `storeRequest`): insert first, and look the task
-        // up only when its id is taken. A completion that does not know its direction (nil) is
+        // Other completions are mostly new tasks (every `storeRequest`): insert first, and look
+        // the task up only when its id is taken. A completion that does not know its direction (nil) is
         // outbound when new, and keeps the direction its creation stored otherwise.
         let taskRowID: Int64
-        try connection.cachedStatement("""
-            INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
-                status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
-                request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
-                response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                    coalesce(?, \(NetworkTaskDirection.outbound.storedValue)), ?)
-            ON CONFLICT (uuid) DO NOTHING
-            """).bindAndRun(values + [.text(completed.taskID.uuidString)])
-        if connection.changes == 1 {
-            taskRowID = connection.lastInsertRowID
-            history?.record(.task, .insert, id: taskRowID)
-        } else {
-            guard let existing = try existingTask(completed.taskID),
-                existing.state == NetworkTaskState.pending.rawValue
-            else {
-                // Completed twice: the first completion stands; give back this one's links.
-                for head in [requestHead, responseHead].compactMap({ $0 }) { try releaseHead(head) }
-                for body in [requestBodyID, responseBodyID].compactMap({ $0 }) { _ = try blobs.unlink(rowID: body) }
-                return
+        var insertedRowID: Int64?
+        if pending == nil {
+            try connection.cachedStatement("""
+                INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
+                    status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
+                    request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
+                    response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                        coalesce(?, \(NetworkTaskDirection.outbound.storedValue)), ?)
+                ON CONFLICT (uuid) DO NOTHING
+                """).bindAndRun(values + [.text(completed.taskID.uuidString)])
+            if connection.changes == 1 {
+                insertedRowID = connection.lastInsertRowID
+            } else {
+                guard let existing = try existingTask(completed.taskID),
+                    existing.state == NetworkTaskState.pending.rawValue
+                else {
+                    // Completed twice: the first completion stands; give back this one's links.
+                    for head in [requestHead, responseHead].compactMap({ $0 }) { try releaseHead(head) }
+                    for body in [requestBodyID, responseBodyID].compactMap({ $0 }) {
+                        _ = try blobs.unlink(rowID: body)
+                    }
+                    return
+                }
+                pending = existing
             }
-            // The creation stored a request head already; this completion's replaces it.
-            if let oldHead = existing.requestHeadID { try releaseHead(oldHead) }
-            values.append(.integer(existing.rowID))
+        }
+        if let pending {
+            // The creation stored a request head already; this completion's replaces it, unless
+            // it is that same head, kept.
+            if keptRequestHead == nil, let oldHead = pending.requestHeadID { try releaseHead(oldHead) }
+            values.append(.integer(pending.rowID))
             try connection.cachedStatement("""
                 UPDATE tasks SET session_id = ?, label_id = ?, created_at = ?, task_type = ?, state = ?, method = ?,
                     url = ?, host = ?, path = ?, status_code = ?, error_code = ?, error_domain = ?,
@@ -106,8 +133,11 @@ extension BatchWriter {
                     decoding_error = ?, metadata = ?, direction = coalesce(?, direction)
                 WHERE id = ?
                 """).bindAndRun(values)
-            taskRowID = existing.rowID
+            taskRowID = pending.rowID
             history?.record(.task, .update, id: taskRowID)
+        } else {
+            taskRowID = insertedRowID ?? connection.lastInsertRowID  // set: the insert above took
+            history?.record(.task, .insert, id: taskRowID)
         }
         try insertTechnicalMessage(for: completed, taskRowID: taskRowID)
         for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {
@@ -131,15 +161,21 @@ extension BatchWriter {
         try insert(message, taskRowID: taskRowID)
     }
 
-    private func existingTask(_ id: UUID) throws -> (rowID: Int64, state: Int16, requestHeadID: Int64?)? {
+    /// A task row found by its uuid: what a completion needs to replace it.
+    struct ExistingTask {
+        var rowID: Int64
+        var state: Int16
+        var requestHeadID: Int64?
+    }
+
+    private func existingTask(_ id: UUID) throws -> ExistingTask? {
         let statement = try connection.cachedStatement("SELECT id, state, request_head_id FROM tasks WHERE uuid = ?")
         statement.bind(id.uuidString, at: 1)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return (
-            statement.int64(at: 0), Int16(truncatingIfNeeded: statement.int64(at: 1)),
-            statement.isNull(at: 2) ? nil : statement.int64(at: 2)
-        )
+        return ExistingTask(
+            rowID: statement.int64(at: 0), state: Int16(truncatingIfNeeded: statement.int64(at: 1)),
+            requestHeadID: statement.isNull(at: 2) ? nil : statement.int64(at: 2))
     }
 
     /// Stores a prepared head: links the row this writer stored for the same head recently, when

@@ -43,7 +43,10 @@ enum TaskPreparation {
 
     /// Prepares every completed task in `events`, in parallel; `prepared[i]` belongs to
     /// `events[i]` (nil for other events). Bodies over `bodySizeLimit` are not hashed.
+    /// The request heads of ``NetworkLogger`` creations are prepared first, into their
+    /// ``CreationHead``: a completion in the same batch then finds its creation's head there.
     static func prepare(_ events: [LogStore.Event?], bodySizeLimit: Int) -> [PreparedTask?] {
+        prepareCreationHeads(events)
         let indices = events.indices.filter {
             if case .networkTaskCompleted? = events[$0] { return true }
             return false
@@ -58,6 +61,22 @@ enum TaskPreparation {
         var prepared = [PreparedTask?](repeating: nil, count: events.count)
         for (index, task) in results { prepared[index] = task }
         return prepared
+    }
+
+    /// Encodes and hashes, in parallel, the request heads of the creations that share a
+    /// ``CreationHead`` with their completion, so the writer's transaction only links them.
+    private static func prepareCreationHeads(_ events: [LogStore.Event?]) {
+        let indices = events.indices.filter {
+            if case .networkTaskCreated(let created)? = events[$0], created.creationHead.head != nil { return true }
+            return false
+        }
+        _ = concurrently(indices.count) { range -> [Void] in
+            for position in range {
+                guard case .networkTaskCreated(let created)? = events[indices[position]] else { continue }
+                _ = created.creationHead.head?.head(forCreation: created.request)
+            }
+            return []
+        }
     }
 
     /// Every body key in `prepared`, each once, in order of first use.
@@ -139,7 +158,10 @@ enum TaskPreparation {
                 body, headers: task.response?.headers ?? [:], essence: task.response?.contentType)
             prepared.image = ImageSize.read(body)
         }
-        prepared.requestHead = PreparedHead(request: task.request)
+        // The usual NetworkLogger completion carries its creation's request: its head is the
+        // one the creation prepared, and is neither encoded nor hashed again.
+        prepared.requestHead = task.creationHead.head?.head(matching: task.request)
+            ?? PreparedHead(request: task.request)
         prepared.responseHead = task.response.map { PreparedHead(response: $0) }
         return prepared
     }

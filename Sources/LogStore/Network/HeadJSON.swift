@@ -15,6 +15,14 @@ enum HeadJSON {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Whether the two requests encode to the same head: they agree on every field
+    /// `encode(_:)` writes for a request (keep the two in step). Cheaper than encoding and
+    /// hashing; false only costs that work. The URL is compared as the text the head holds.
+    static func isSameHead(_ first: NetworkRequest, _ second: NetworkRequest) -> Bool {
+        first.method == second.method && first.timeout == second.timeout && first.cachePolicy == second.cachePolicy
+            && first.url?.absoluteString == second.url?.absoluteString && first.headers == second.headers
+    }
+
     static func encode(_ response: NetworkResponse) -> String {
         var output: [UInt8] = [UInt8(ascii: "{")]
         output.reserveCapacity(256)

@@ -79,6 +79,8 @@ public final class NetworkLogger: Sendable {
         var receivedBytes: Int64 = 0
         var metrics: NetworkMetrics?
         var decodingError: String?
+        /// Given to the creation and the completion event alike (a task never created has none).
+        var creationHead = CreationHeadLink()
     }
 
     /// Creates a logger for `store`.
@@ -186,17 +188,20 @@ public final class NetworkLogger: Sendable {
         taskDescription: String? = nil, direction: NetworkTaskDirection = .outbound
     ) {
         let isAllowed = filter.allows(request.url)
+        let creationHead = CreationHeadLink(head: isAllowed ? CreationHead() : nil)
         let isNew = insert(
             taskID,
             isAllowed
                 ? .open(OpenTask(
                     type: type, direction: direction, createdAt: createdAt, request: request,
-                    taskDescription: taskDescription))
+                    taskDescription: taskDescription, creationHead: creationHead))
                 : .excluded)
         guard isNew, isAllowed else { return }
-        store.core.ingest(.networkTaskCreated(.init(
+        var created = LogStore.Event.NetworkTaskCreated(
             taskID: taskID, taskType: type, createdAt: createdAt, request: request, label: label,
-            taskDescription: taskDescription, direction: direction)))
+            taskDescription: taskDescription, direction: direction)
+        created.creationHead = creationHead
+        store.core.ingest(.networkTaskCreated(created))
     }
 
     /// The task's progress: `completed` of `total` units (bytes for data tasks; -1 when unknown).
@@ -307,6 +312,7 @@ public final class NetworkLogger: Sendable {
             requestBody: task.request.body, responseBody: body, metrics: task.metrics, label: label,
             taskDescription: task.taskDescription, decodingError: task.decodingError, direction: knownDirection)
         if responseBody == nil, isOverLimit { completed.responseBodySize = task.receivedBytes }
+        completed.creationHead = task.creationHead
         store.core.ingest(.networkTaskCompleted(completed))
     }
 }

@@ -17,6 +17,12 @@ extension LogStore.Event {
         public var taskDescription: String?
         /// A call this process made (outbound) or a request it handled (inbound).
         public var direction: NetworkTaskDirection
+        /// Shared with the task's completion by ``NetworkLogger``: its head is stored once.
+        var creationHead = CreationHeadLink()
+
+        private enum CodingKeys: String, CodingKey {
+            case taskID, taskType, createdAt, request, label, taskDescription, direction
+        }
 
         /// Creates the event.
         public init(
@@ -87,6 +93,13 @@ extension LogStore.Event {
         /// the stored task then keeps the direction of its creation, and a task never created
         /// is stored as outbound.
         public var direction: NetworkTaskDirection?
+        /// Shared with the task's creation by ``NetworkLogger``: its head is stored once.
+        var creationHead = CreationHeadLink()
+
+        private enum CodingKeys: String, CodingKey {
+            case taskID, taskType, createdAt, duration, request, response, error, requestBody, responseBody
+            case responseBodySize, metrics, label, taskDescription, decodingError, direction
+        }
 
         /// Creates the event.
         public init(
