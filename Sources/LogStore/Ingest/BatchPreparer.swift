@@ -149,9 +149,8 @@ final class BatchPreparer: Sendable {
             batch.estimatedBytes = taken.taken.bytes
         }
         batch.metadata = PreparedMetadata(batch.events)
-        guard batch.events.contains(where: { if case .networkTaskCompleted? = $0 { true } else { false } }) else {
-            return batch
-        }
+        // Completions have bodies and heads to prepare, NetworkLogger creations their heads.
+        guard batch.events.contains(where: Self.isNetworkTask) else { return batch }
         var tasks = TaskPreparation.prepare(batch.events, bodySizeLimit: bodySizeLimit)
         if let compressionLevel {
             // A failed lookup only costs compression: the blob store keeps what is stored.
@@ -160,6 +159,15 @@ final class BatchPreparer: Sendable {
         }
         batch.tasks = tasks
         return batch
+    }
+}
+
+extension BatchPreparer {
+    fileprivate static func isNetworkTask(_ event: LogStore.Event?) -> Bool {
+        switch event {
+        case .networkTaskCompleted?, .networkTaskCreated?: true
+        default: false
+        }
     }
 }
 
