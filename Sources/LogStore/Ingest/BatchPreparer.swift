@@ -132,11 +132,7 @@ final class BatchPreparer: Sendable {
     ) -> PreparedBatch {
         var batch = batch
         // Secrets go first: before the hook sees the event, before bodies are hashed.
-        for index in taken.events.indices {
-            if let event = taken.events[index], event.isNetworkEvent {
-                taken.events[index] = redaction.redact(event)
-            }
-        }
+        TaskPreparation.redactNetworkEvents(&taken.events, with: redaction)
         if let willHandleEvent {
             batch.events.reserveCapacity(taken.events.count)
             for case let event? in taken.events {
