@@ -42,6 +42,10 @@ extension LogStore {
             public var threadName: String?
 
             /// Creates a message event.
+            // Not inlined: called, it builds the message in place in the event's box; inlined
+            // into the logging call, the compiler built it on the stack and copied it into the
+            // box (retaining each string once more, then releasing the stack copy).
+            @inline(never)
             public init(
                 createdAt: Date, label: String, level: Level, message: String, metadata: Metadata?,
                 file: String, function: String, line: UInt, threadID: Int32 = 0, threadName: String? = nil

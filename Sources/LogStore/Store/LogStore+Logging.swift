@@ -83,10 +83,9 @@ extension LogStore {
         file: String, function: String, line: UInt
     ) -> Event {
         let thread = CallingThread.current
-        let created = Event.MessageCreated(
-            createdAt: createdAt, label: label, level: level, message: message, metadata: metadata,
-            file: file, function: function, line: line, threadID: thread.id, threadName: thread.name)
-        // Moved into the event's box: a copy would retain each string once more.
-        return Event.messageStored(consume created)
+        return Event.messageStored(
+            Event.MessageCreated(
+                createdAt: createdAt, label: label, level: level, message: message, metadata: metadata,
+                file: file, function: function, line: line, threadID: thread.id, threadName: thread.name))
     }
 }
