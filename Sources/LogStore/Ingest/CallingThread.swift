@@ -54,10 +54,19 @@ final class CallingThread: Sendable {
     static let kernelNameLength = 15
 
     /// The labels of libdispatch's root queues, after which it names its worker threads.
-    static let rootQueueLabels: [String] = ["maintenance", "background", "utility", "default", "user-initiated",
-                                            "user-interactive"].flatMap { qos in
-        ["com.apple.root.\(qos)-qos", "com.apple.root.\(qos)-qos.overcommit"]
-    }
+    ///
+    /// Written out as literals: a literal's storage is static and never reference counted, and
+    /// every event logged from a worker thread carries one of these. A string built at run time
+    /// would be one object that all those threads retain, and the writer's side releases, on
+    /// each logging call: an atomic on a cache line that moves between cores every time.
+    static let rootQueueLabels: [String] = [
+        "com.apple.root.maintenance-qos", "com.apple.root.maintenance-qos.overcommit",
+        "com.apple.root.background-qos", "com.apple.root.background-qos.overcommit",
+        "com.apple.root.utility-qos", "com.apple.root.utility-qos.overcommit",
+        "com.apple.root.default-qos", "com.apple.root.default-qos.overcommit",
+        "com.apple.root.user-initiated-qos", "com.apple.root.user-initiated-qos.overcommit",
+        "com.apple.root.user-interactive-qos", "com.apple.root.user-interactive-qos.overcommit",
+    ]
 
     /// A thread name as the kernel gave it, with a libdispatch worker's name restored to its
     /// root queue's label. The kernel keeps the last 15 bytes of that label (`oot.default-qos`

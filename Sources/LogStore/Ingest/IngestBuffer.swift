@@ -111,8 +111,14 @@ final class IngestBuffer: Sendable {
     }
 
     func append(_ event: LogStore.Event) -> AppendResult {
-        let level = Int(event.level.rawValue)
-        let size = event.estimatedSize
+        append(event, level: event.level, size: event.estimatedSize)
+    }
+
+    /// ``append(_:)`` with the event's ``LogStore/Event/level`` and
+    /// ``LogStore/Event/estimatedSize`` given: computed from a logging call's arguments, they
+    /// spare copying the message's fields out of the event's box.
+    func append(_ event: LogStore.Event, level: LogStore.Level, size: Int) -> AppendResult {
+        let level = Int(level.rawValue)
         return state.withLock { state -> AppendResult in
             if state.isClosed { return .closed }
             let needed = neededRoom(for: size, in: state)

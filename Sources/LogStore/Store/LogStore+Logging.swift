@@ -29,11 +29,15 @@ extension LogStore {
         function: String = #function,
         line: UInt = #line
     ) {
-        guard level >= core.minimumLevel, core.writer != nil else { return }
+        guard level >= core.minimumLevel, core.isWritable else { return }
+        let text = message()
+        let metadata = metadata()
+        // Sized from the arguments: sizing the event would copy its fields out of their box.
+        let size = Event.estimatedSize(message: text, metadata: metadata)
         let event = Self.messageEvent(
-            createdAt: createdAt, label: label, level: level, message: message(), metadata: metadata(),
+            createdAt: createdAt, label: label, level: level, message: text, metadata: metadata,
             file: file, function: function, line: line)
-        core.ingest(event)
+        core.ingest(event, level: level, size: size)
     }
 }
 
@@ -66,7 +70,7 @@ extension LogStore {
         function: String = #function,
         line: UInt = #line
     ) async {
-        guard level >= core.minimumLevel, core.writer != nil else { return }
+        guard level >= core.minimumLevel, core.isWritable else { return }
         let event = Self.messageEvent(
             createdAt: createdAt, label: label, level: level, message: message(), metadata: metadata(),
             file: file, function: function, line: line)
@@ -75,8 +79,8 @@ extension LogStore {
 
     /// The event of a logging call, stamped with the calling thread.
     private static func messageEvent(
-        createdAt: Date, label: String, level: Level, message: String, metadata: Metadata?, file: String,
-        function: String, line: UInt
+        createdAt: Date, label: String, level: Level, message: consuming String, metadata: consuming Metadata?,
+        file: String, function: String, line: UInt
     ) -> Event {
         let thread = CallingThread.current
         return Event.messageStored(

@@ -35,7 +35,7 @@ extension LogStore {
         createdAt: Date? = nil,
         direction: NetworkTaskDirection = .outbound
     ) {
-        guard core.writer != nil else { return }
+        guard core.isWritable else { return }
         let start = createdAt ?? metrics?.taskInterval?.start ?? Date()
         core.ingest(.networkTaskCompleted(.init(
             taskID: UUID.random(), taskType: taskType, createdAt: start, duration: metrics?.taskInterval?.duration,
