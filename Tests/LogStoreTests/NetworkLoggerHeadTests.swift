@@ -1,6 +1,7 @@
 import Foundation
-import LogStore
 import Testing
+
+@testable import LogStore
 
 /// A `NetworkLogger` task's request head is stored once, at its creation: the completion that
 /// carries the same request keeps that head row, one whose request changed replaces it.
@@ -190,5 +191,32 @@ struct NetworkLoggerHeadTests {
                 #expect(task.state == .success)
             }
         }
+    }
+
+    /// The comparison that lets a completion keep its creation's head says "same" only when the
+    /// two heads' JSON is the same bytes: canonically equivalent spellings and `-0.0` differ.
+    @Test func theHeadComparisonAgreesWithTheEncodedBytes() {
+        let precomposed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let base = NetworkRequest(url: Self.url, method: "POST", headers: [precomposed: precomposed], timeout: 0)
+        var variants = [base]
+        for change in 0..<6 {
+            var request = base
+            switch change {
+            case 0: request.headers = [precomposed: decomposed]
+            case 1: request.headers = [decomposed: precomposed]
+            case 2: request.timeout = -0.0
+            case 3: request.method = "post"
+            case 4: request.url = URL(string: "https://api.example.com/v1/orders?page=3")
+            default: request.cachePolicy = "reloadIgnoringLocalCacheData"
+            }
+            variants.append(request)
+        }
+        for first in variants {
+            for second in variants {
+                let sameBytes = Array(HeadJSON.encode(first).utf8) == Array(HeadJSON.encode(second).utf8)
+                #expect(HeadJSON.isSameHead(first, second) == sameBytes)
+            }
+        }
+        #expect(HeadJSON.isSameHead(base, base))
     }
 }

@@ -34,10 +34,11 @@ struct PreparedBatch: Sendable {
 
 /// Turns what the ingestion buffer holds into a ``PreparedBatch``.
 ///
-/// Under load the writer prepares the next batch in the background while it commits the current
-/// one (``startNext(after:)``): hashing, JSON and zlib then run beside SQLite instead of between
-/// its transactions. Only one background preparation runs at a time: the writer waits for it
-/// before it commits or starts another.
+/// Under load the next batch is prepared in the background while the writer commits the current
+/// one (``startNext(afterCommitting:)``, started by the writer or by the producer that crossed
+/// the buffer's prepare threshold): redaction, hashing, JSON and zlib then run beside SQLite
+/// instead of between its transactions. Only one background preparation runs at a time: the
+/// writer waits for it before it commits, and no other starts before it is taken.
 final class BatchPreparer: Sendable {
     private let buffer: IngestBuffer
     private let redaction: Redaction
@@ -145,8 +146,11 @@ final class BatchPreparer: Sendable {
             batch.estimatedBytes = taken.taken.bytes
         }
         batch.metadata = PreparedMetadata(batch.events)
-        // Completions have bodies and heads to prepare, NetworkLogger creations their heads.
-        guard batch.events.contains(where: Self.isNetworkTask) else { return batch }
+        guard batch.events.contains(where: Self.isCompletion) else {
+            // NetworkLogger creations still have their heads to prepare.
+            TaskPreparation.prepareCreationHeads(batch.events)
+            return batch
+        }
         var tasks = TaskPreparation.prepare(batch.events, bodySizeLimit: bodySizeLimit)
         if let compressionLevel {
             // A failed lookup only costs compression: the blob store keeps what is stored.
@@ -159,11 +163,8 @@ final class BatchPreparer: Sendable {
 }
 
 extension BatchPreparer {
-    fileprivate static func isNetworkTask(_ event: LogStore.Event?) -> Bool {
-        switch event {
-        case .networkTaskCompleted?, .networkTaskCreated?: true
-        default: false
-        }
+    fileprivate static func isCompletion(_ event: LogStore.Event?) -> Bool {
+        if case .networkTaskCompleted? = event { true } else { false }
     }
 }
 

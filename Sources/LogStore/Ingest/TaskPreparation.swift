@@ -65,7 +65,7 @@ enum TaskPreparation {
 
     /// Encodes and hashes, in parallel, the request heads of the creations that share a
     /// ``CreationHead`` with their completion, so the writer's transaction only links them.
-    private static func prepareCreationHeads(_ events: [LogStore.Event?]) {
+    static func prepareCreationHeads(_ events: [LogStore.Event?]) {
         let indices = events.indices.filter {
             if case .networkTaskCreated(let created)? = events[$0], created.creationHead.head != nil { return true }
             return false

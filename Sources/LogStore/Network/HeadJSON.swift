@@ -15,12 +15,32 @@ enum HeadJSON {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Whether the two requests encode to the same head: they agree on every field
-    /// `encode(_:)` writes for a request (keep the two in step). Cheaper than encoding and
-    /// hashing; false only costs that work. The URL is compared as the text the head holds.
+    /// Whether the two requests encode to the same head: they agree, byte for byte, on every
+    /// field `encode(_:)` writes for a request (keep the two in step). Cheaper than encoding and
+    /// hashing; a false answer only costs that work. Strings are compared as their UTF-8 bytes,
+    /// not with `==`, which takes canonically equivalent spellings for equal; a timeout by its
+    /// bits, so `-0.0` and `0.0` differ as their text does.
     static func isSameHead(_ first: NetworkRequest, _ second: NetworkRequest) -> Bool {
-        first.method == second.method && first.timeout == second.timeout && first.cachePolicy == second.cachePolicy
-            && first.url?.absoluteString == second.url?.absoluteString && first.headers == second.headers
+        guard first.timeout?.bitPattern == second.timeout?.bitPattern,
+            sameBytes(first.method, second.method), sameBytes(first.cachePolicy, second.cachePolicy),
+            sameBytes(first.url?.absoluteString, second.url?.absoluteString),
+            first.headers.count == second.headers.count
+        else { return false }
+        let firstHeaders = sortedByName(first.headers)
+        let secondHeaders = sortedByName(second.headers)
+        return zip(firstHeaders, secondHeaders).allSatisfy {
+            sameBytes($0.key, $1.key) && sameBytes($0.value, $1.value)
+        }
+    }
+
+    private static func sameBytes(_ first: String?, _ second: String?) -> Bool {
+        guard let first, let second else { return first == nil && second == nil }
+        return first.utf8.elementsEqual(second.utf8)
+    }
+
+    /// The headers in the order `encode` writes them.
+    private static func sortedByName(_ headers: [String: String]) -> [(key: String, value: String)] {
+        headers.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     static func encode(_ response: NetworkResponse) -> String {
@@ -53,8 +73,7 @@ enum HeadJSON {
     private static func appendHeaders(_ headers: [String: String], to output: inout [UInt8]) {
         appendKey("headers", to: &output)
         output.append(UInt8(ascii: "{"))
-        let names = headers.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        for (position, header) in names.enumerated() {
+        for (position, header) in sortedByName(headers).enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             MetadataJSON.write(header.key, to: &output)
             output.append(UInt8(ascii: ":"))
