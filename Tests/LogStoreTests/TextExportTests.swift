@@ -167,7 +167,7 @@ import Testing
             exportTask.withLock { $0 = task }
             starting.yield()
             starting.finish()
-            let result = try await withinTimeLimit(seconds: 10) { await task.result }
+            let result = try await withinTimeLimit(seconds: 30) { await task.result }
             #expect(throws: CancellationError.self) { try result.get() }
             #expect(try directoryListing(exports).isEmpty)
         }
