@@ -159,26 +159,10 @@ struct HistoryBenchmark {
     /// `PER_SECOND` as author "writer" with the default `saveInterval`, each text its send time,
     /// and closes the store; `nil` for an ordinary run.
     static func runWriterIfAsked(_ arguments: [String]) async -> Int32? {
-        guard arguments.first == writerFlag else { return nil }
-        guard arguments.count == 4, let count = Int(arguments[1]), let perSecond = Double(arguments[2]), perSecond > 0
-        else { return 64 }
-        do {
-            var configuration = LogStore.Configuration()
-            configuration.history = HistoryConfiguration(currentAuthor: "writer")
-            let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[3]), options: [], configuration: configuration)
-            let start = ContinuousClock.now
-            for index in 0..<count {
-                // Paced against the start: the rate holds whatever one sleep overshoots.
-                let due = start + .seconds(Double(index) / perSecond)
-                if due > .now { try await Task.sleep(until: due, clock: .continuous) }
-                store.storeMessage(label: "history", level: .info, message: String(TailBenchmark.realtimeNanoseconds()))
-            }
-            try await store.close()
-            return 0
-        } catch {
-            FileHandle.standardError.write(Data("history writer: \(error)\n".utf8))
-            return 1
-        }
+        var configuration = LogStore.Configuration()
+        configuration.history = HistoryConfiguration(currentAuthor: "writer")
+        return await PacedWriterChild.runIfAsked(
+            arguments, flag: writerFlag, label: "history", configuration: configuration)
     }
 }
 

@@ -66,25 +66,9 @@ struct TailBenchmark {
     /// The child's side, when `arguments` start with ``writerFlag``: logs at a steady rate, each
     /// message's text its send time, closes the store; `nil` for an ordinary run.
     static func runWriterIfAsked(_ arguments: [String]) async -> Int32? {
-        guard arguments.first == writerFlag else { return nil }
-        guard arguments.count == 4, let count = Int(arguments[1]), let perSecond = Double(arguments[2]), perSecond > 0
-        else { return 64 }
-        do {
-            var configuration = LogStore.Configuration()
-            configuration.saveInterval = saveInterval
-            let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[3]), options: [], configuration: configuration)
-            let start = ContinuousClock.now
-            for index in 0..<count {
-                // Paced against the start: the rate holds whatever one sleep overshoots.
-                let due = start + .seconds(Double(index) / perSecond)
-                if due > .now { try await Task.sleep(until: due, clock: .continuous) }
-                store.storeMessage(label: "tail", level: .info, message: String(realtimeNanoseconds()))
-            }
-            try await store.close()
-            return 0
-        } catch {
-            FileHandle.standardError.write(Data("tail writer: \(error)\n".utf8))
-            return 1
-        }
+        var configuration = LogStore.Configuration()
+        configuration.saveInterval = saveInterval
+        return await PacedWriterChild.runIfAsked(
+            arguments, flag: writerFlag, label: "tail", configuration: configuration)
     }
 }
