@@ -91,9 +91,10 @@ extension BatchWriter {
         // Other completions are mostly new tasks (every `storeRequest`): insert first, and look
         // the task up only when its id is taken. A completion that does not know its direction (nil) is
         // outbound when new, and keeps the direction its creation stored otherwise.
-        let taskRowID: Int64
-        var insertedRowID: Int64?
-        if pending == nil {
+        let row: TaskRow
+        if let pending {
+            row = .pending(pending)
+        } else {
             try connection.cachedStatement("""
                 INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
                     status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
@@ -104,7 +105,7 @@ extension BatchWriter {
                 ON CONFLICT (uuid) DO NOTHING
                 """).bindAndRun(values + [.text(completed.taskID.uuidString)])
             if connection.changes == 1 {
-                insertedRowID = connection.lastInsertRowID
+                row = .inserted(connection.lastInsertRowID)
             } else {
                 guard let existing = try existingTask(completed.taskID),
                     existing.state == NetworkTaskState.pending.rawValue
@@ -116,10 +117,15 @@ extension BatchWriter {
                     }
                     return
                 }
-                pending = existing
+                row = .pending(existing)
             }
         }
-        if let pending {
+        let taskRowID: Int64
+        switch row {
+        case .inserted(let rowID):
+            taskRowID = rowID
+            history?.record(.task, .insert, id: taskRowID)
+        case .pending(let pending):
             // The creation stored a request head already; this completion's replaces it, unless
             // it is that same head, kept.
             if keptRequestHead == nil, let oldHead = pending.requestHeadID { try releaseHead(oldHead) }
@@ -135,9 +141,6 @@ extension BatchWriter {
                 """).bindAndRun(values)
             taskRowID = pending.rowID
             history?.record(.task, .update, id: taskRowID)
-        } else {
-            taskRowID = insertedRowID ?? connection.lastInsertRowID  // set: the insert above took
-            history?.record(.task, .insert, id: taskRowID)
         }
         try insertTechnicalMessage(for: completed, taskRowID: taskRowID)
         for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {
@@ -159,6 +162,12 @@ extension BatchWriter {
             createdAt: task.createdAt, label: task.label, level: task.isFailure ? .error : .debug, message: text,
             metadata: ["taskID": .string(task.taskID.uuidString)], file: "", function: "", line: 0)
         try insert(message, taskRowID: taskRowID)
+    }
+
+    /// The row a completion lands in: one it just inserted, or its creation's, pending, to update.
+    private enum TaskRow {
+        case inserted(Int64)
+        case pending(ExistingTask)
     }
 
     /// A task row found by its uuid: what a completion needs to replace it.
