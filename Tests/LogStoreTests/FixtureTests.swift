@@ -285,6 +285,83 @@ import Testing
         }
     }
 
+    // MARK: Schema 9
+
+    static let v9TaskID = UUID(uuidString: "9F1ED05D-40EC-48A9-99B8-8630DAA067EF")!
+
+    /// `store-v9.logstore`'s contents (Fixtures/README.md), the same read-write and read-only.
+    private func checkV9Contents(_ store: LogStore) async throws {
+        #expect(try await store.count(MessageQuery()) == 400)
+        #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 33)
+        #expect(try await store.count(MessageQuery(labels: ["http"])) == 82)
+        #expect(try await store.tasks(TaskQuery(states: [.success], limit: 100)).tasks.count == 31)
+        #expect(try await store.tasks(TaskQuery(states: [.failure], limit: 100)).tasks.count == 7)
+        #expect(try await store.tasks(TaskQuery(states: [.pending], limit: 100)).tasks.count == 2)
+        let task = try #require(try await store.task(id: Self.v9TaskID))
+        #expect(task.summary.host == "www.shop.example")
+        #expect(task.summary.statusCode == 200)
+        #expect(try await store.info().blobCount == 40)
+        let status = try await store.historyStatus()
+        // A writable open without a history configuration adds its unconfigured batch author.
+        let demoAuthors = status.authors.filter { !$0.name.hasPrefix(HistoryConfiguration.unconfiguredAuthorPrefix) }
+        #expect(demoAuthors.map(\.name) == ["api", "worker"])
+        let byName = Dictionary(uniqueKeysWithValues: status.authors.map { ($0.name, $0) })
+        #expect(byName["api"]?.cursor == 5 && byName["worker"]?.cursor == 0)
+        #expect(byName["api"]?.kind == .required && byName["worker"]?.kind == .required)
+        // Schema 9 recorded no request: nobody asks for the guard until an author opens again.
+        #expect(status.authors.allSatisfy { !$0.asksForRetentionGuard })
+        #expect(!status.retentionGuardIsOn)
+    }
+
+    /// A sweep of everything older than a day, a year after the fixture was made.
+    private func sweepEverythingOld(_ url: URL) async throws -> LogStore.SweepReport {
+        var configuration = LogStore.Configuration()
+        configuration.maxAge = .seconds(86_400)
+        let later = Date(timeIntervalSince1970: 1_796_195_717 + 365 * 86_400)
+        configuration.timeSource = LogStore.TimeSource(now: { later }, sleep: { try await Task.sleep(for: $0) })
+        return try await withStore(at: url, options: [], configuration: configuration) { try await $0.sweep() }
+    }
+
+    /// Schema 10 records each author's request for the retention guard: the migrated store
+    /// keeps everything, its authors ask for nothing, so a sweep of old rows deletes them all,
+    /// as schema 9's sweeps without the guard did.
+    @Test func storeV9MigratesInPlaceWithoutAGuard() async throws {
+        try await withCopy(of: "store-v9.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [])
+            #expect(try await store.info().schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
+            try await checkV9Contents(store)
+            try await store.close()
+            #expect(try await sweepEverythingOld(url).removedMessages == 400)
+        }
+    }
+
+    /// Once one of the fixture's authors reopens asking for the guard, a process without a
+    /// history configuration sweeps around what the authors had not consumed: each had not
+    /// seen the other's session, which starts at the first row, so nothing old goes.
+    @Test func storeV9KeepsWhatItsAuthorsHaveNotSeenOnceOneAsks() async throws {
+        try await withCopy(of: "store-v9.logstore") { url in
+            var configuration = LogStore.Configuration()
+            configuration.history = HistoryConfiguration(currentAuthor: "worker", retentionGuard: true)
+            try await withStore(at: url, options: [], configuration: configuration) { _ in }
+            let report = try await sweepEverythingOld(url)
+            #expect(report.removedMessages == 0 && report.removedTasks == 0)
+            try await withStore(at: url, options: [.readonly]) { store async throws in
+                #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+                #expect(try await store.historyStatus().retentionGuardAuthors.map(\.name) == ["worker"])
+            }
+        }
+    }
+
+    @Test func storeV9OpensReadOnly() async throws {
+        try await withCopy(of: "store-v9.logstore") { url in
+            let store = try await LogStore(storeURL: url, options: [.readonly])
+            #expect(try await store.info().schemaVersion == LogStore.Version(9, 0, 0))
+            try await checkV9Contents(store)
+            try await store.close()
+        }
+    }
+
     // MARK: Archive format 1
 
     /// The archive of the previous version (schema 6, archive format 1; it records library

@@ -24,7 +24,7 @@ struct HistoryCLITests {
             let lines = run.output.split(separator: "\n").map(String.init)
             #expect(lines.first == "Change history of \(url.path)")
             let header = try #require(lines.first { $0.hasPrefix("AUTHOR") })
-            for column in ["KIND", "CURSOR", "BEHIND (changes/txns)", "LAST MERGE", "MERGES", "RETIRED", "GAPS"] {
+            for column in ["KIND", "CURSOR", "BEHIND (changes/txns)", "LAST MERGE", "MERGES", "RETIRED", "GAPS", "GUARD"] {
                 #expect(header.contains(column), "\(column)")
             }
             let server = try #require(lines.first { $0.hasPrefix("server") })
@@ -34,6 +34,30 @@ struct HistoryCLITests {
             #expect(lines.contains { $0.hasPrefix("Changes:") && $0.contains("5 (seq 1…5), about ") })
             #expect(lines.contains { $0.hasPrefix("Last cleanup:") && $0.hasSuffix("never") })
             #expect(lines.contains { $0.hasPrefix("Cleanable now:") && $0.contains("nothing (held at the cursor of worker, seq 0)") })
+            #expect(lines.contains { $0.hasPrefix("Retention guard:") && $0.hasSuffix("off (no required author asks for it)") })
+        }
+    }
+
+    @Test func showsWhichAuthorAsksForTheRetentionGuard() async throws {
+        try await withTemporaryStoreURL { url in
+            var configuration = LogStore.Configuration()
+            configuration.history = HistoryConfiguration(currentAuthor: "server", allAuthors: ["worker"], retentionGuard: true)
+            try await withStore(at: url, configuration: configuration) { _ in }
+            configuration.history = HistoryConfiguration(currentAuthor: "nightly", batchAuthors: ["nightly"], retentionGuard: true)
+            try await withStore(at: url, configuration: configuration) { _ in }
+            let run = await logstore("history", url.path)
+            #expect(run.status == 0, "\(run.error)")
+            let lines = run.output.split(separator: "\n").map(String.init)
+            #expect(try #require(lines.first { $0.hasPrefix("server") }).hasSuffix(" asks"))
+            // Named by the server, the worker has not asked for anything.
+            #expect(try #require(lines.first { $0.hasPrefix("worker") }).hasSuffix(" -"))
+            #expect(try #require(lines.first { $0.hasPrefix("nightly") }).hasSuffix(" asks (batch: ignored)"))
+            #expect(lines.contains { $0.hasPrefix("Retention guard:") && $0.contains("on (asked by server)") })
+
+            let json = try json(await logstore("history", url.path, "--json"))
+            #expect(json["retentionGuardIsOn"] as? Bool == true)
+            let authors = try #require(json["authors"] as? [[String: Any]])
+            #expect(authors.map { $0["asksForRetentionGuard"] as? Bool } == [true, true, false])
         }
     }
 
@@ -45,8 +69,9 @@ struct HistoryCLITests {
             let object = try json(run)
             #expect(Set(object.keys) == [
                 "authors", "changeCount", "byteCount", "firstSequence", "lastSequence", "lastCleanup",
-                "cleanedThrough", "cleanupLimit", "cleanableChangeCount",
+                "cleanedThrough", "cleanupLimit", "cleanableChangeCount", "retentionGuardIsOn",
             ])
+            #expect(object["retentionGuardIsOn"] as? Bool == false)
             #expect(object["changeCount"] as? Int == 5)
             #expect(object["lastCleanup"] is NSNull)
             let authors = try #require(object["authors"] as? [[String: Any]])
@@ -58,6 +83,7 @@ struct HistoryCLITests {
             #expect((server["registered"] as? String)?.hasSuffix("Z") == true)
             let gaps = try #require(server["gapRows"] as? [String: Int])
             #expect(gaps == ["message": 0, "task": 0, "session": 0, "blob": 0])
+            #expect(server["asksForRetentionGuard"] as? Bool == false)
         }
     }
 

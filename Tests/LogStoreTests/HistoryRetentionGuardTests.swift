@@ -4,34 +4,52 @@ import Testing
 
 /// With ``HistoryConfiguration/retentionGuard``, the age sweep keeps the messages and tasks a
 /// required author has not consumed yet (from the lowest such id on); without it, or for the
-/// size limit, they go.
+/// size limit, they go. The request is the author's, recorded in the store: every process's
+/// age sweep follows it, the `logstore` tool's and those opened without a history configuration
+/// included, until the author reopens without it or retires.
 @Suite("History retention guard")
 struct HistoryRetentionGuardTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let old = now.addingTimeInterval(-2 * 3_600)
     static let url = URL(string: "https://api.example.com/orders")!
 
+    /// A store whose age limit is an hour at ``now``; as `author` (asking for the guard or not,
+    /// a batch author when `isBatch`), or with no history configuration when `author` is nil.
     static func configuration(
-        _ author: String, retentionGuard: Bool = true, sizeLimit: Int64? = nil
+        _ author: String?, retentionGuard: Bool = true, isBatch: Bool = false, sizeLimit: Int64? = nil
     ) -> LogStore.Configuration {
         var configuration = LogStore.Configuration()
         configuration.overflowPolicy = .waitForSpace
         configuration.maxAge = .seconds(3_600)
         if let sizeLimit { configuration.sizeLimit = sizeLimit }
         configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
-        configuration.history = HistoryConfiguration(
-            currentAuthor: author, retentionGuard: retentionGuard)
+        configuration.history = author.map {
+            HistoryConfiguration(currentAuthor: $0, batchAuthors: isBatch ? [$0] : [], retentionGuard: retentionGuard)
+        }
         return configuration
     }
 
-    static func logOld(_ store: LogStore, _ label: String, count: Int, padding: Int = 0) {
+    static func logOld(_ store: LogStore, _ label: String, count: Int, padding: Int = 0, at date: Date = old) {
         let text = String(repeating: "p", count: padding)
-        for i in 0..<count { store.storeMessage(createdAt: old, label: label, level: .info, message: "\(label) \(i)\(text)") }
+        for i in 0..<count { store.storeMessage(createdAt: date, label: label, level: .info, message: "\(label) \(i)\(text)") }
+    }
+
+    static func logOldRequest(_ store: LogStore, at date: Date = old) {
+        store.storeRequest(
+            NetworkRequest(url: Self.url), response: NetworkResponse(url: Self.url, statusCode: 200), error: nil,
+            data: nil, createdAt: date)
+    }
+
+    /// What is left: messages per label (the tasks' own aside) and the task count.
+    static func contents(_ store: LogStore) async throws -> (labels: [String: Int], tasks: Int) {
+        let messages = try await allMessages(store)
+        let labels = Dictionary(grouping: messages.filter { $0.label != "network" }, by: \.label).mapValues(\.count)
+        return (labels, try await store.info().taskCount)
     }
 
     /// The server logs old rows before the viewer registers (its cursor starts past them: they
     /// are not its to consume; the server's configuration does not name it) and after
-    /// (unconsumed), then sweeps.
+    /// (unconsumed), then sweeps. The viewer asks for no guard: the server's request decides.
     static func sweepWithAViewer(
         _ server: LogStore.Configuration, padding: Int = 0
     ) async throws -> (labels: [String: Int], tasks: Int, removedMessages: Int) {
@@ -39,21 +57,18 @@ struct HistoryRetentionGuardTests {
             let store = try await LogStore(storeURL: url, options: [.create], configuration: server)
             Self.logOld(store, "before", count: 10, padding: padding)
             try await store.flush()
-            let viewer = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration("viewer"))
+            let viewer = try await LogStore(
+                storeURL: url, options: [.create], configuration: Self.configuration("viewer", retentionGuard: false))
             do {
                 Self.logOld(store, "after", count: 10, padding: padding)
-                store.storeRequest(
-                    NetworkRequest(url: Self.url), response: NetworkResponse(url: Self.url, statusCode: 200), error: nil,
-                    data: nil, createdAt: Self.old)
+                Self.logOldRequest(store)
                 try await store.flush()
                 // Opened without `.sweep`: this is the only sweep.
                 let removedMessages = try await store.sweep().removedMessages
-                let messages = try await allMessages(store)
-                let labels = Dictionary(grouping: messages.filter { $0.label != "network" }, by: \.label).mapValues(\.count)
-                let tasks = try await store.info().taskCount
+                let left = try await Self.contents(store)
                 try await viewer.close()
                 try await store.close()
-                return (labels, tasks, removedMessages)
+                return (left.labels, left.tasks, removedMessages)
             } catch {
                 try? await viewer.close()
                 try? await store.close()
@@ -81,5 +96,158 @@ struct HistoryRetentionGuardTests {
         let result = try await Self.sweepWithAViewer(Self.configuration("server", sizeLimit: 200_000), padding: 10_000)
         #expect(result.labels["before"] == nil)
         #expect((result.labels["after"] ?? 0) < 10)
+    }
+
+    // MARK: The request, recorded in the store
+
+    /// The server (asking for the guard unless told otherwise) logs old rows before the viewer
+    /// first opens, then old rows and a task the viewer has not consumed; then both have closed.
+    /// Whatever asks for the guard now is only what their rows say.
+    static func makeStoreWithAnUnconsumedPart(
+        at url: URL, server: LogStore.Configuration = configuration("server"), date: Date = old
+    ) async throws {
+        try await withStore(at: url, configuration: server) { store in
+            Self.logOld(store, "before", count: 10, at: date)
+            try await store.flush()
+            try await withStore(at: url, configuration: Self.configuration("viewer", retentionGuard: false)) { _ in }
+            Self.logOld(store, "after", count: 10, at: date)
+            Self.logOldRequest(store, at: date)
+            try await store.flush()
+        }
+    }
+
+    /// Opens the store with `configuration` (in this process: a process of its own would see
+    /// the same rows), sweeps once, and returns what is left.
+    static func sweep(
+        _ url: URL, with configuration: LogStore.Configuration
+    ) async throws -> (labels: [String: Int], tasks: Int) {
+        try await withStore(at: url, options: [], configuration: configuration) { store in
+            _ = try await store.sweep()
+            return try await Self.contents(store)
+        }
+    }
+
+    static func status(_ url: URL) async throws -> HistoryStatus {
+        try await withStore(at: url, options: [.readonly]) { try await $0.historyStatus() }
+    }
+
+    /// Sweepers that never asked for the guard: no history configuration (a maintenance tool),
+    /// the viewer itself (`retentionGuard: false`), an author the store has not seen yet.
+    enum Sweeper: String, CaseIterable, Sendable {
+        case unconfigured, viewer, newAuthor
+
+        var configuration: LogStore.Configuration {
+            switch self {
+            case .unconfigured: HistoryRetentionGuardTests.configuration(nil)
+            case .viewer: HistoryRetentionGuardTests.configuration("viewer", retentionGuard: false)
+            case .newAuthor: HistoryRetentionGuardTests.configuration("nightly", retentionGuard: false)
+            }
+        }
+    }
+
+    @Test(arguments: Sweeper.allCases)
+    func everyAgeSweepKeepsWhatTheGuardingAuthorAskedFor(_ sweeper: Sweeper) async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url)
+            let status = try await Self.status(url)
+            #expect(status.retentionGuardIsOn)
+            #expect(status.retentionGuardAuthors.map(\.name) == ["server"])
+            #expect(status.authors.first { $0.name == "viewer" }?.asksForRetentionGuard == false)
+
+            let left = try await Self.sweep(url, with: sweeper.configuration)
+            // The server's request, not the sweeping process's configuration, decided.
+            #expect(left.labels == ["after": 10])
+            #expect(left.tasks == 1)
+        }
+    }
+
+    @Test func theGuardingAuthorReopeningWithoutItEndsTheRequest() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url)
+            try await withStore(at: url, options: [], configuration: Self.configuration("server", retentionGuard: false)) { _ in }
+            let status = try await Self.status(url)
+            #expect(!status.retentionGuardIsOn)
+            #expect(status.authors.allSatisfy { !$0.asksForRetentionGuard })
+
+            let left = try await Self.sweep(url, with: Self.configuration(nil))
+            #expect(left.labels.isEmpty)
+            #expect(left.tasks == 0)
+        }
+    }
+
+    @Test func reopeningWithTheGuardAsksAgain() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url, server: Self.configuration("server", retentionGuard: false))
+            #expect(try await !Self.status(url).retentionGuardIsOn)
+            try await withStore(at: url, options: [], configuration: Self.configuration("server")) { _ in }
+            #expect(try await Self.status(url).retentionGuardIsOn)
+            let left = try await Self.sweep(url, with: Self.configuration(nil))
+            #expect(left.labels == ["after": 10])
+        }
+    }
+
+    @Test func retiringTheGuardingAuthorEndsTheRequest() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url)
+            let left = try await withStore(at: url, options: [], configuration: Self.configuration(nil)) { store in
+                try await store.retireHistoryAuthor("server")
+                let server = try #require(try await store.historyStatus().authors.first { $0.name == "server" })
+                #expect(!server.asksForRetentionGuard && server.retired != nil)
+                _ = try await store.sweep()
+                return try await Self.contents(store)
+            }
+            // The viewer had not consumed "after" either, but asked for no guard.
+            #expect(left.labels.isEmpty)
+            #expect(left.tasks == 0)
+        }
+    }
+
+    @Test func aBatchAuthorsRequestHoldsNothingBack() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url, server: Self.configuration("server", isBatch: true))
+            let status = try await Self.status(url)
+            // Recorded as asked, and shown, but it does not turn the guard on.
+            #expect(status.authors.first { $0.name == "server" }?.asksForRetentionGuard == true)
+            #expect(!status.retentionGuardIsOn)
+            let left = try await Self.sweep(url, with: Self.configuration(nil))
+            #expect(left.labels.isEmpty)
+        }
+    }
+
+    // MARK: The command-line tool
+
+    /// Runs the `logstore` executable built beside the tests, in a process of its own, killed
+    /// after a minute (scaled) if it has not exited.
+    static func runTool(_ arguments: String...) async throws -> ProcessOutput {
+        let tool = KilledWriterTests.tool
+        try #require(FileManager.default.isExecutableFile(atPath: tool.path), "missing \(tool.path)")
+        let bound = String(Int(TimeScale.scaled(60)))
+        return try await onOwnThread { try runProcess("/usr/bin/timeout", [bound, tool.path] + arguments) }
+    }
+
+    @Test func theToolsSweepHonoursTheRequest() async throws {
+        try await withTemporaryStoreURL { url in
+            // The tool runs on the real clock: rows two days old, swept with a one-day limit.
+            var server = Self.configuration("server")
+            server.timeSource = .system
+            let twoDaysAgo = Date().addingTimeInterval(-2 * 86_400)
+            try await Self.makeStoreWithAnUnconsumedPart(at: url, server: server, date: twoDaysAgo)
+
+            let guarded = try await Self.runTool("sweep", url.path, "--max-age", "1d", "--json")
+            #expect(guarded.status == 0, "\(guarded.standardError)")
+            #expect(guarded.standardOutput.contains("\"removedMessages\":10"), "\(guarded.standardOutput)")
+            let kept = try await withStore(at: url, options: [.readonly]) { try await Self.contents($0) }
+            #expect(kept.labels == ["after": 10])
+            #expect(kept.tasks == 1)
+
+            // Withdrawn, the same command deletes what is old.
+            server.history?.retentionGuard = false
+            try await withStore(at: url, options: [], configuration: server) { _ in }
+            let unguarded = try await Self.runTool("sweep", url.path, "--max-age", "1d", "--json")
+            #expect(unguarded.status == 0, "\(unguarded.standardError)")
+            let left = try await withStore(at: url, options: [.readonly]) { try await Self.contents($0) }
+            #expect(left.labels.isEmpty)
+            #expect(left.tasks == 0)
+        }
     }
 }

@@ -10,7 +10,7 @@ enum Migrations {
         Step(sql: Schema.version1), Step(sql: Schema.version2), Step(sql: Schema.version3, rebuildsTables: true),
         Step(sql: "", apply: Schema.version4), Step(sql: Schema.version5),
         Step(sql: Schema.version6), Step(sql: Schema.version7), Step(sql: Schema.version8),
-        Step(sql: Schema.version9),
+        Step(sql: Schema.version9), Step(sql: Schema.version10),
     ]
 
     /// One migration.
@@ -45,6 +45,11 @@ enum Migrations {
 
     /// The first schema version with the change history (`history`, `history_authors`).
     static let firstVersionWithHistory = 9
+
+    /// The first schema version whose `history_authors` rows say whether each author asks for
+    /// the retention guard (`guards_retention`). An older store opened read-only reads as one
+    /// where no author asks (its guard was each sweeping process's own setting).
+    static let firstVersionWithRetentionRequests = 10
 
     /// The oldest schema an archive may hold: archives came with schema 6. An archive of an
     /// older library (schema 6 up to ``latestVersion``) opens with its private copy migrated.

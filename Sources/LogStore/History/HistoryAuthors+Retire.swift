@@ -2,12 +2,14 @@ import Foundation
 
 extension HistoryAuthors {
     /// Marks `name` retired (keeping the date of an earlier retirement), so it no longer holds
-    /// cleanup back; its row and cursor stay, for when it opens the store again.
+    /// cleanup back, and ends its request for the retention guard: a role that is gone waits
+    /// for nothing. Its row and cursor stay, for when it opens the store again (its
+    /// configuration then says again whether it asks for the guard).
     ///
     /// - Returns: whether an author of that name exists.
     static func retire(_ name: String, on connection: Connection, at date: Date = Date()) throws -> Bool {
         let update = try connection.cachedStatement("""
-            UPDATE history_authors SET retired = coalesce(retired, ?) WHERE name = ?
+            UPDATE history_authors SET retired = coalesce(retired, ?), guards_retention = 0 WHERE name = ?
             """)
         update.bind(date.timeIntervalSince1970, at: 1)
         update.bind(name, at: 2)

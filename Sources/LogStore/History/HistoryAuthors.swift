@@ -14,6 +14,9 @@ enum HistoryAuthors {
         let lastMerge: Date?
         let merges: Int
         let retired: Date?
+        /// Whether it asks for the retention guard (``HistoryConfiguration/retentionGuard``, as
+        /// of its last open); `false` on a schema before the column.
+        let guardsRetention: Bool
     }
 
     /// Registers `name` as it opens the store, and the consumers its configuration names that
@@ -22,21 +25,25 @@ enum HistoryAuthors {
     ///
     /// A named author's row holds history back for it from the moment it was named, so when it
     /// first opens, what was kept for it is there to merge. An author's own open keeps its
-    /// cursor, takes the kind its configuration gives it, and brings it back from retirement.
+    /// cursor, takes the kind and the retention guard request its configuration gives it (so
+    /// reopening with `retentionGuard: false` withdraws an earlier request), and brings it
+    /// back from retirement. A named author's row asks for no guard until the author opens.
     static func register(
-        _ name: String, isBatch: Bool, naming consumers: Set<String> = [], on connection: Connection, at date: Date = Date()
+        _ name: String, isBatch: Bool, guardsRetention: Bool = false, naming consumers: Set<String> = [],
+        on connection: Connection, at date: Date = Date()
     ) throws -> Int64 {
         let end = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
         let insert = try connection.cachedStatement("""
-            INSERT INTO history_authors (name, kind, cursor, registered, opened) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO history_authors (name, kind, cursor, registered, opened, guards_retention) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, opened = coalesce(opened, excluded.opened),
-                retired = NULL
+                retired = NULL, guards_retention = excluded.guards_retention
             """)
         insert.bind(name, at: 1)
         insert.bind(Int64(isBatch ? 1 : 0), at: 2)
         insert.bind(end, at: 3)
         insert.bind(date.timeIntervalSince1970, at: 4)
         insert.bind(date.timeIntervalSince1970, at: 5)
+        insert.bind(Int64(guardsRetention ? 1 : 0), at: 6)
         try insert.run()
         let naming = try connection.cachedStatement("""
             INSERT INTO history_authors (name, kind, cursor, registered) VALUES (?, 0, ?, ?) ON CONFLICT (name) DO NOTHING
@@ -76,8 +83,12 @@ enum HistoryAuthors {
 
     /// Every author, by name.
     static func all(on connection: Connection) throws -> [Row] {
+        // A store of schema 9 opened read-only has no such column: nobody asked there.
+        let guards = try Migrations.currentVersion(connection) >= Migrations.firstVersionWithRetentionRequests
+            ? "guards_retention" : "0"
         let statement = try connection.prepare("""
-            SELECT id, name, kind, cursor, registered, last_merge, merges, retired, opened FROM history_authors ORDER BY name
+            SELECT id, name, kind, cursor, registered, last_merge, merges, retired, opened, \(guards)
+            FROM history_authors ORDER BY name
             """)
         var rows: [Row] = []
         while try statement.step() {
@@ -87,7 +98,8 @@ enum HistoryAuthors {
                 opened: statement.isNull(at: 8) ? nil : Date(timeIntervalSince1970: statement.double(at: 8)),
                 lastMerge: statement.isNull(at: 5) ? nil : Date(timeIntervalSince1970: statement.double(at: 5)),
                 merges: Int(statement.int64(at: 6)),
-                retired: statement.isNull(at: 7) ? nil : Date(timeIntervalSince1970: statement.double(at: 7))))
+                retired: statement.isNull(at: 7) ? nil : Date(timeIntervalSince1970: statement.double(at: 7)),
+                guardsRetention: statement.int64(at: 9) == 1))
         }
         return rows
     }

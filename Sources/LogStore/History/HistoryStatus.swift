@@ -47,6 +47,11 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
         /// Rows the size limit deleted before this author consumed their insertion, per entity
         /// (only entities with a gap), until its next read reports them.
         public var gapRows: [HistoryEntity: Int]
+        /// Whether it asks for the retention guard: ``HistoryConfiguration/retentionGuard`` of
+        /// its last open, recorded in the store (cleared when it retires; `false` for an author
+        /// only named so far, and in a store of schema 9 or earlier). Only a required author's
+        /// request counts (``HistoryStatus/retentionGuardIsOn``).
+        public var asksForRetentionGuard: Bool
 
         /// Every entity's ``gapRows`` added up.
         public var gapRowCount: Int { gapRows.values.reduce(0, +) }
@@ -55,7 +60,7 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
         public init(
             name: String, kind: Kind, cursor: Int64, behindChanges: Int, behindTransactions: Int,
             registered: Date, opened: Date? = nil, lastMerge: Date?, merges: Int, retired: Date?,
-            gapRows: [HistoryEntity: Int]
+            gapRows: [HistoryEntity: Int], asksForRetentionGuard: Bool = false
         ) {
             self.name = name
             self.kind = kind
@@ -68,11 +73,12 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
             self.merges = merges
             self.retired = retired
             self.gapRows = gapRows
+            self.asksForRetentionGuard = asksForRetentionGuard
         }
 
         private enum CodingKeys: String, CodingKey {
             case name, kind, cursor, behindChanges, behindTransactions, registered, opened, lastMerge, merges, retired,
-                gapRows
+                gapRows, asksForRetentionGuard
         }
 
         /// Encodes every property, `null` for a missing date, and ``gapRows`` as an object with
@@ -93,6 +99,7 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
             var gaps: [String: Int] = [:]
             for entity in HistoryEntity.allCases { gaps[Self.key(entity)] = gapRows[entity] ?? 0 }
             try container.encode(gaps, forKey: .gapRows)
+            try container.encode(asksForRetentionGuard, forKey: .asksForRetentionGuard)
         }
 
         private static func key(_ entity: HistoryEntity) -> String {
@@ -136,6 +143,16 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
     /// Whether the store has a change history: an author registered or a change recorded.
     public var isRecorded: Bool { !authors.isEmpty || changeCount > 0 || lastSequence != nil }
 
+    /// Whether every age sweep of this store, in any process, keeps what a consumer has not
+    /// seen (``HistoryConfiguration/retentionGuard``): a required author that has not retired
+    /// asks for it (``Author/asksForRetentionGuard``).
+    public var retentionGuardIsOn: Bool { !retentionGuardAuthors.isEmpty }
+
+    /// The authors whose request turns the retention guard on (``retentionGuardIsOn``), by name.
+    public var retentionGuardAuthors: [Author] {
+        authors.filter { $0.asksForRetentionGuard && $0.kind == .required && $0.retired == nil }
+    }
+
     /// The status of a store without a history.
     public static let empty = HistoryStatus(
         authors: [], changeCount: 0, byteCount: 0, firstSequence: nil, lastSequence: nil,
@@ -164,10 +181,11 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case authors, changeCount, byteCount, firstSequence, lastSequence, lastCleanup, cleanedThrough,
-             cleanupLimit, cleanableChangeCount
+             cleanupLimit, cleanableChangeCount, retentionGuardIsOn
     }
 
-    /// Encodes every property, `null` for those without a value, so the keys never vary.
+    /// Encodes every property, `null` for those without a value, so the keys never vary, and
+    /// ``retentionGuardIsOn``.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(authors, forKey: .authors)
@@ -179,5 +197,6 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
         try container.encode(cleanedThrough, forKey: .cleanedThrough)
         try container.encode(cleanupLimit, forKey: .cleanupLimit)
         try container.encode(cleanableChangeCount, forKey: .cleanableChangeCount)
+        try container.encode(retentionGuardIsOn, forKey: .retentionGuardIsOn)
     }
 }

@@ -21,7 +21,7 @@ enum HistoryStatusRows {
                 name: row.name, kind: row.isBatch ? .batch : .required, cursor: row.cursor,
                 behindChanges: behind.changes, behindTransactions: behind.transactions,
                 registered: row.registered, opened: row.opened, lastMerge: row.lastMerge, merges: row.merges, retired: row.retired,
-                gapRows: gaps[row.id] ?? [:]))
+                gapRows: gaps[row.id] ?? [:], asksForRetentionGuard: row.guardsRetention))
         }
         let size = try connection.prepare("""
             SELECT count(*), min(seq),

@@ -158,7 +158,7 @@ enum StoreOpener {
                 try HistoryRecorder(
                     authorID: HistoryAuthors.register(
                         history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor),
-                        naming: history.requiredAuthors, on: connection),
+                        guardsRetention: history.retentionGuard, naming: history.requiredAuthors, on: connection),
                     tombstoneFields: fields, movesCursorPastOwnChanges: !history.includesOwnChanges)
             }
         }

@@ -25,11 +25,13 @@ extension BatchWriter {
     /// What a deletion does about history's consumers (with history on; without it, nothing).
     enum ConsumerRule: Sendable {
         /// Nothing: an explicit removal (``LogStore/removeAll()``, ``LogStore/removeSessions(_:)``)
-        /// or an age sweep without the retention guard deletes what it was asked to.
+        /// deletes what it was asked to.
         case none
-        /// The age sweep under ``HistoryConfiguration/retentionGuard``: rows a required author
-        /// has not consumed stay, from the lowest such id of each entity on.
-        case retentionGuard
+        /// The age sweep, of any process: while a required author's row asks for
+        /// ``HistoryConfiguration/retentionGuard`` (``HistoryAuthors/retentionGuardIsAsked(on:)``,
+        /// read in the step's own transaction), rows a required author has not consumed stay,
+        /// from the lowest such id of each entity on; otherwise what is old goes.
+        case retentionGuardWhenAsked
         /// The size sweep: never held back, it counts the messages and tasks each required
         /// author had not consumed in `history_gaps`.
         case countGaps
@@ -97,7 +99,7 @@ extension BatchWriter {
         try transaction {
             var lastID = lastID
             var guardedTaskID: Int64?
-            if rule == .retentionGuard, history != nil {
+            if rule == .retentionGuardWhenAsked, try HistoryAuthors.retentionGuardIsAsked(on: connection) {
                 let unconsumed = try HistoryUnconsumed.read([.message, .task], on: connection)
                 // Everything from the lowest unconsumed id on stays: the range ends before it.
                 if let lowest = unconsumed.lowestID(.message) { lastID = min(lastID, lowest - 1) }
@@ -181,7 +183,7 @@ extension BatchWriter {
         try transaction {
             var sql = "SELECT id FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "")"
             var arguments: [DatabaseValue] = [.real(cutoff.timeIntervalSince1970)]
-            if rule == .retentionGuard, history != nil {
+            if rule == .retentionGuardWhenAsked, try HistoryAuthors.retentionGuardIsAsked(on: connection) {
                 let unconsumed = try HistoryUnconsumed.read([.task, .message], on: connection)
                 if let lowest = unconsumed.lowestID(.task) {
                     sql += " AND id < ?"

@@ -172,8 +172,10 @@ final class Sweeper: Sendable {
             reporter.begin(.removingOldMessages, total: total)
         }
         var removed = BatchWriter.Removed()
-        // Only the age sweep waits for history's consumers, and only when asked.
-        let rule: BatchWriter.ConsumerRule = configuration.history?.retentionGuard == true ? .retentionGuard : .none
+        // Only the age sweep waits for history's consumers, and only when an author's row asks:
+        // the request is the store's, not this process's configuration (a tool sweeping from
+        // cron has none), so each step reads it in its own transaction.
+        let rule = BatchWriter.ConsumerRule.retentionGuardWhenAsked
         for range in ranges {
             // The date is checked on every row: a block's id range may hold other processes'
             // newer messages (blocks are extended across their inserts).

@@ -21,6 +21,7 @@ enum HistoryFormat {
             ("Changes", size(status)),
             ("Last cleanup", lastCleanup(status, now: now)),
             ("Cleanable now", cleanable(status)),
+            ("Retention guard", retentionGuard(status)),
         ])
         return lines
     }
@@ -30,7 +31,7 @@ enum HistoryFormat {
             Table.Column(header: "AUTHOR", isFlexible: true), Table.Column(header: "KIND"),
             Table.Column(header: "CURSOR", alignment: .right), Table.Column(header: "BEHIND (changes/txns)", alignment: .right),
             Table.Column(header: "LAST MERGE"), Table.Column(header: "MERGES", alignment: .right),
-            Table.Column(header: "RETIRED"), Table.Column(header: "GAPS"),
+            Table.Column(header: "RETIRED"), Table.Column(header: "GAPS"), Table.Column(header: "GUARD"),
         ])
         for author in authors {
             let isBatch = author.kind == .batch
@@ -49,6 +50,7 @@ enum HistoryFormat {
                 Table.Cell(Format.count(author.merges)),
                 Table.Cell(author.retired.map { ago($0, now: now) } ?? "-", paint: { style.dim($0) }),
                 Table.Cell(gaps(author), paint: paintGaps),
+                Table.Cell(guardRequest(author)),
             ])
         }
         return table
@@ -101,6 +103,21 @@ enum HistoryFormat {
             .map { "held at the cursor of \(Format.escaped($0.name))" } ?? "no required author holds it back"
         guard status.cleanableChangeCount > 0 else { return "nothing (\(reason), seq \(limit))" }
         return "\(Format.plural(status.cleanableChangeCount, "change")) through seq \(limit) (\(reason))"
+    }
+
+    /// Whether `author` asks for the retention guard: `asks`, `-`, or, for a batch author's
+    /// request (which holds nothing back), `asks (batch: ignored)`.
+    static func guardRequest(_ author: HistoryStatus.Author) -> String {
+        guard author.asksForRetentionGuard else { return "-" }
+        return author.kind == .batch ? "asks (batch: ignored)" : "asks"
+    }
+
+    /// `on (asked by api, worker): …` or `off (no required author asks for it)`: whether every
+    /// age sweep, of any process or tool, keeps what a consumer has not seen.
+    static func retentionGuard(_ status: HistoryStatus) -> String {
+        let askers = status.retentionGuardAuthors.map { Format.escaped($0.name) }
+        guard !askers.isEmpty else { return "off (no required author asks for it)" }
+        return "on (asked by \(askers.joined(separator: ", "))): every age sweep keeps what a required author has not consumed"
     }
 
     /// The failure of `--retire` with a name no author has, listing those there are.
