@@ -45,16 +45,29 @@ public struct HistoryConfiguration: Sendable, Hashable {
     /// One history row keeps at most ``HistoryConfiguration/tombstonesPerChange`` tombstones:
     /// the ids of the rows past it are in ``HistoryChange/ids`` without one.
     public var tombstones: [HistoryEntity: [String]]
-    /// Whether the age sweep (``LogStore/Configuration/maxAge``) waits for consumers: when
-    /// `true`, it keeps every message and task whose insert a registered, required author
-    /// (not batch, not retired) has not consumed yet, stopping per entity at the lowest such
-    /// id, however old. Default: `false`.
+    /// Whether this author asks the age sweep (``LogStore/Configuration/maxAge``) to wait for
+    /// consumers: while it asks, the age sweep keeps every message and task whose insert a
+    /// registered, required author (not batch, not retired) has not consumed yet, stopping per
+    /// entity at the lowest such id, however old. Default: `false`.
+    ///
+    /// The request is recorded in the store, in this author's row, each time the author opens
+    /// it writable, and every age sweep of every process follows it: a process opened with
+    /// another author's configuration, with `retentionGuard: false`, or without a history
+    /// configuration at all (`logstore sweep` from cron) keeps the same rows. It stays after
+    /// this process closes, until the author opens the store again with `false` or is retired
+    /// (``LogStore/retireHistoryAuthor(_:)``). ``HistoryStatus/retentionGuardIsOn`` and
+    /// `logstore history` say whether the guard is on, and which authors ask for it.
+    ///
+    /// A batch author's request is recorded but counts for nothing: it consumes nothing, so it
+    /// holds back neither cleanup nor the sweep. An author another configuration only named in
+    /// ``allAuthors`` asks for nothing until it opens; while someone asks, its cursor (it has
+    /// one from being named) holds the age sweep back like any other consumer's.
     ///
     /// The size limit is never held back: the size sweep deletes what it must, and counts the
     /// rows a consumer had not seen as gaps (``LogStore/Info/historyGapCount``). Explicit
     /// removals (``LogStore/removeAll()``, ``LogStore/removeSessions(_:)``) are the caller's
-    /// choice and ignore the guard too. An author some configuration named in ``allAuthors``
-    /// has a cursor from then on, so it holds the age sweep back before it first opens too.
+    /// choice and ignore the guard too. A store opened read-only records nothing, and in a
+    /// store of schema 9 or earlier opened read-only no author asks.
     public var retentionGuard: Bool
 
     /// The default ``tombstones``: `task: ["uuid", "url", "state", "status_code"]`,
