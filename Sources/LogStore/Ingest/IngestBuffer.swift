@@ -6,10 +6,12 @@ import Synchronization
 /// whole array out for a recycled one, so no append ever waits for I/O and arrays, once grown,
 /// never reallocate under the lock (PERF-NOTES.md: growth copies were the p99 cost).
 ///
-/// The bound is on everything not yet committed, counted and in bytes (estimated): events
-/// waiting, events the writer took and is preparing or committing (*in flight*), and events
-/// whose commit failed, put back at the head (``putBack(_:releasing:)``) so a failing disk
-/// cannot make the writer hold more than the bound. When the next event would pass the bound,
+/// The bound is on every event the store holds, counted and in bytes (estimated): events
+/// waiting, events the writer took and is preparing or committing (*in flight*), events whose
+/// commit failed, put back at the head (``putBack(_:releasing:)``) so a failing disk cannot
+/// make the writer hold more than the bound, and committed events until the background has
+/// freed them (``retire(_:)``), so a fast producer cannot refill the bound while the last batch
+/// is still in memory. When the next event would pass the bound,
 /// ``LogStore/OverflowPolicy/dropLowestLevelsFirst`` evicts the oldest waiting events of the
 /// lowest levels present (put-back events first: they are the oldest) by leaving holes (`nil`)
 /// in their slots; holes are squeezed out when they would make the array outgrow twice the
@@ -47,6 +49,11 @@ final class IngestBuffer: Sendable {
         /// Taken by the writer, not yet committed nor put back.
         var inFlight = 0
         var inFlightBytes = 0
+        /// Committed events still held in memory until the background has freed them
+        /// (``retire(_:)``): not pending, but counted against the bound, which is then on what
+        /// the store holds, not only on what it has yet to write.
+        var retired = 0
+        var retiredBytes = 0
         /// Per level, the slot (``retry`` then ``events``) where the search for the oldest event
         /// of that level resumes.
         var evictionCursor = [Int](repeating: 0, count: LogStore.Level.allCases.count)
@@ -57,6 +64,8 @@ final class IngestBuffer: Sendable {
 
         var pending: Int { live + inFlight }
         var pendingBytes: Int { bytes + inFlightBytes }
+        var held: Int { pending + retired }
+        var heldBytes: Int { pendingBytes + retiredBytes }
     }
 
     /// What happened to an appended event.
@@ -149,9 +158,9 @@ final class IngestBuffer: Sendable {
 
     /// The events and bytes to free before an event of `size` bytes fits (zero when it does).
     private func neededRoom(for size: Int, in state: borrowing State) -> Taken {
-        let count = state.pending + 1 - capacity
-        // An event larger than the whole bound still gets in when it is alone.
-        let bytes = state.pending == 0 ? 0 : state.pendingBytes + size - byteCapacity
+        let count = state.held + 1 - capacity
+        // An event larger than the whole bound still gets in when nothing else waits.
+        let bytes = state.pending == 0 ? 0 : state.heldBytes + size - byteCapacity
         return Taken(count: max(0, count), bytes: max(0, bytes))
     }
 
@@ -237,6 +246,25 @@ final class IngestBuffer: Sendable {
         }
     }
 
+    /// The writer committed what it took: it is no longer pending, but still held until
+    /// ``free(_:)``, when the background has released the events.
+    func retire(_ taken: Taken) {
+        state.withLock { state in
+            state.inFlight -= taken.count
+            state.inFlightBytes -= taken.bytes
+            state.retired += taken.count
+            state.retiredBytes += taken.bytes
+        }
+    }
+
+    /// The events of a ``retire(_:)`` are freed: their room is available again.
+    func free(_ taken: Taken) {
+        state.withLock { state in
+            state.retired -= taken.count
+            state.retiredBytes -= taken.bytes
+        }
+    }
+
     /// Puts events whose commit failed back at the head, before everything waiting, and
     /// releases what was taken with them. They count against the bound again; past it (a
     /// `willHandleEvent` that made events larger), the overflow policy evicts, oldest of the
@@ -260,7 +288,7 @@ final class IngestBuffer: Sendable {
             state.retry = kept
             Self.resetCursors(in: &state)
             guard policy != .waitForSpace else { return }
-            while state.pending > capacity || (state.pendingBytes > byteCapacity && state.live > 1) {
+            while state.held > capacity || (state.heldBytes > byteCapacity && state.live > 1) {
                 guard Self.evictOldest(in: &state) != nil else { break }
             }
         }

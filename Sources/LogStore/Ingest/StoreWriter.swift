@@ -510,11 +510,11 @@ final class StoreWriter: Sendable {
             } while start < events.count
             writer.recordRound(failed: false)
             reportRejected(rejected)
-            buffer.release(batch.taken)
-            roomWaiters.wakeAll()
+            // Still held in memory until the background frees them, then room for more.
+            buffer.retire(batch.taken)
             lastCommitNanoseconds.store(longestCommit.nanoseconds, ordering: .relaxed)
             publish(events, notice: committedNotice, without: rejected)
-            preparer.recycleInBackground(&events)
+            preparer.recycleInBackground(&events, taken: batch.taken) { [roomWaiters] in roomWaiters.wakeAll() }
             reportCommit(upTo: lastTicket)
             return .wrote
         }
