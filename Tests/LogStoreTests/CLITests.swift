@@ -603,7 +603,8 @@ import Testing
             let report = try jsonObject(run.output)
             #expect(Set(report.keys) == [
                 "date", "trigger", "duration", "removedMessages", "removedTasks", "droppedBodies", "removedBlobs",
-                "removedOrphanFiles", "sizeBefore", "sizeAfter", "reclaimedBytes",
+                "removedOrphanFiles", "sizeBefore", "sizeAfter", "guardedMessages", "guardedTasks", "retentionGuardAuthors",
+                "reclaimedBytes",
             ])
             #expect(report["trigger"] as? String == "manual")
             #expect(report["date"] as? String == Format.timestamp(Self.now))

@@ -131,9 +131,10 @@ struct HistoryRetentionGuardTests {
         try await withStore(at: url, options: [.readonly]) { try await $0.historyStatus() }
     }
 
-    /// Sweepers that never asked for the guard: no history configuration (a maintenance tool),
-    /// the viewer itself (`retentionGuard: false`), an author the store has not seen yet.
-    enum Sweeper: String, CaseIterable, Sendable {
+    /// Sweeping processes that never asked for the guard: no history configuration (a
+    /// maintenance tool), the viewer itself (`retentionGuard: false`), an author the store has
+    /// not seen yet. (Not `Sweeper`: that is the library's own type.)
+    enum UnaskingSweeper: String, CaseIterable, Sendable {
         case unconfigured, viewer, newAuthor
 
         var configuration: LogStore.Configuration {
@@ -145,8 +146,8 @@ struct HistoryRetentionGuardTests {
         }
     }
 
-    @Test(arguments: Sweeper.allCases)
-    func everyAgeSweepKeepsWhatTheGuardingAuthorAskedFor(_ sweeper: Sweeper) async throws {
+    @Test(arguments: UnaskingSweeper.allCases)
+    func everyAgeSweepKeepsWhatTheGuardingAuthorAskedFor(_ sweeper: UnaskingSweeper) async throws {
         try await withTemporaryStoreURL { url in
             try await Self.makeStoreWithAnUnconsumedPart(at: url)
             let status = try await Self.status(url)
@@ -202,27 +203,87 @@ struct HistoryRetentionGuardTests {
         }
     }
 
-    @Test func aBatchAuthorsRequestHoldsNothingBack() async throws {
+    @Test func aBatchAuthorCannotAskForTheGuard() async throws {
         try await withTemporaryStoreURL { url in
-            try await Self.makeStoreWithAnUnconsumedPart(at: url, server: Self.configuration("server", isBatch: true))
-            let status = try await Self.status(url)
-            // Recorded as asked, and shown, but it does not turn the guard on.
-            #expect(status.authors.first { $0.name == "server" }?.asksForRetentionGuard == true)
-            #expect(!status.retentionGuardIsOn)
-            let left = try await Self.sweep(url, with: Self.configuration(nil))
-            #expect(left.labels.isEmpty)
+            // Refused before the store is touched: a request that would be recorded and do nothing.
+            do {
+                let store = try await LogStore(
+                    storeURL: url, options: [.create], configuration: Self.configuration("nightly", isBatch: true))
+                try await store.close()
+                Issue.record("a batch author asking for the guard opened the store")
+            } catch let error as LogStoreError {
+                #expect(error == .invalidArgument(""), "\(error)")
+                #expect(error.description.contains("\"nightly\" is a batch author"), "\(error)")
+                #expect(error.description.contains("retention guard"), "\(error)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+            // The same batch author without the request opens; a consuming one may ask.
+            try await withStore(at: url, configuration: Self.configuration("nightly", retentionGuard: false, isBatch: true)) { _ in }
+            try await withStore(at: url, configuration: Self.configuration("server")) { _ in }
+            #expect(try await Self.status(url).retentionGuardAuthors.map(\.name) == ["server"])
+        }
+    }
+
+    // MARK: What a sweep reports
+
+    @Test func theSweepReportSaysWhatTheGuardKeptAndWhoAsks() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url)
+            let report = try await withStore(at: url, options: [], configuration: Self.configuration(nil)) {
+                try await $0.sweep()
+            }
+            // "after" and the request's task: old, unconsumed by the viewer, kept.
+            #expect(report.removedMessages == 10)
+            #expect(report.guardedMessages == 10)
+            #expect(report.guardedTasks == 1)
+            #expect(report.retentionGuardAuthors == ["server"])
+            // Kept in the manifest too (`Info.lastSweep`), and read back.
+            let last = try await withStore(at: url, options: [.readonly]) { try await $0.info().lastSweep }
+            #expect(last?.guardedMessages == 10)
+            #expect(last?.retentionGuardAuthors == ["server"])
+        }
+    }
+
+    @Test func withoutTheGuardTheReportKeepsNothing() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url, server: Self.configuration("server", retentionGuard: false))
+            let report = try await withStore(at: url, options: [], configuration: Self.configuration(nil)) {
+                try await $0.sweep()
+            }
+            #expect(report.removedMessages == 20)
+            #expect(report.guardedMessages == 0)
+            #expect(report.guardedTasks == 0)
+            #expect(report.retentionGuardAuthors.isEmpty)
+        }
+    }
+
+    @Test func theProgressTotalsLeaveOutWhatTheGuardKeeps() async throws {
+        try await withTemporaryStoreURL { url in
+            try await Self.makeStoreWithAnUnconsumedPart(at: url)
+            let seen = Recorder<[SweepProgress]>([])
+            try await withStore(at: url, options: [], configuration: Self.configuration(nil)) { store in
+                _ = try await withinTimeLimit(seconds: 30) {
+                    try await store.sweep { progress in seen.update { $0.append(progress) } }
+                }
+            }
+            let reports = seen.current
+            // The 10 "before" messages go; the 10 "after" ones and the task's message stay.
+            let messages = reports.filter { $0.phase == .removingOldMessages }
+            #expect(messages.first?.total == 10, "\(messages)")
+            #expect(messages.last?.completed == 10, "\(messages)")
+            // The only old task is kept: its phase has nothing to do and is not reported.
+            #expect(!reports.contains { $0.phase == .removingOldTasks }, "\(reports.map(\.phase))")
         }
     }
 
     // MARK: The command-line tool
 
-    /// Runs the `logstore` executable built beside the tests, in a process of its own, killed
-    /// after a minute (scaled) if it has not exited.
+    /// Runs the `logstore` executable built beside the tests, in a process of its own on a
+    /// thread of its own, killed after a minute (scaled) if it has not exited.
     static func runTool(_ arguments: String...) async throws -> ProcessOutput {
         let tool = KilledWriterTests.tool
         try #require(FileManager.default.isExecutableFile(atPath: tool.path), "missing \(tool.path)")
-        let bound = String(Int(TimeScale.scaled(60)))
-        return try await onOwnThread { try runProcess("/usr/bin/timeout", [bound, tool.path] + arguments) }
+        return try await onOwnThread { try runProcess(tool.path, arguments, killedAfter: 60) }
     }
 
     @Test func theToolsSweepHonoursTheRequest() async throws {
@@ -236,15 +297,26 @@ struct HistoryRetentionGuardTests {
             let guarded = try await Self.runTool("sweep", url.path, "--max-age", "1d", "--json")
             #expect(guarded.status == 0, "\(guarded.standardError)")
             #expect(guarded.standardOutput.contains("\"removedMessages\":10"), "\(guarded.standardOutput)")
+            #expect(guarded.standardOutput.contains("\"guardedMessages\":10"), "\(guarded.standardOutput)")
+            #expect(guarded.standardOutput.contains("\"guardedTasks\":1"), "\(guarded.standardOutput)")
+            #expect(guarded.standardOutput.contains("\"retentionGuardAuthors\":[\"server\"]"), "\(guarded.standardOutput)")
             let kept = try await withStore(at: url, options: [.readonly]) { try await Self.contents($0) }
             #expect(kept.labels == ["after": 10])
             #expect(kept.tasks == 1)
+            // Its text says so too.
+            let text = try await Self.runTool("sweep", url.path, "--max-age", "1d")
+            #expect(text.status == 0, "\(text.standardError)")
+            let line = text.standardOutput.split(separator: "\n").first { $0.hasPrefix("Kept by guard:") }
+            #expect(line?.hasSuffix(
+                " 10 messages, 1 task older than the age limit, not yet consumed (retention guard asked by server)") == true,
+                "\(text.standardOutput)")
 
             // Withdrawn, the same command deletes what is old.
             server.history?.retentionGuard = false
             try await withStore(at: url, options: [], configuration: server) { _ in }
             let unguarded = try await Self.runTool("sweep", url.path, "--max-age", "1d", "--json")
             #expect(unguarded.status == 0, "\(unguarded.standardError)")
+            #expect(unguarded.standardOutput.contains("\"retentionGuardAuthors\":[]"), "\(unguarded.standardOutput)")
             let left = try await withStore(at: url, options: [.readonly]) { try await Self.contents($0) }
             #expect(left.labels.isEmpty)
             #expect(left.tasks == 0)

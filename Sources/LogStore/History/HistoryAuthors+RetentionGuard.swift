@@ -7,8 +7,9 @@ extension HistoryAuthors {
     /// a tool opened without a history configuration follows the consumers' request, and a
     /// request made or withdrawn during a sweep counts from its next step.
     ///
-    /// A batch author's request does not count: it consumes nothing, and holds nothing back,
-    /// neither cleanup nor the sweep. `false` on a schema before the request was recorded.
+    /// A batch author cannot ask (``HistoryConfiguration/validate()`` refuses it at open); a
+    /// batch row that says it asks (written before that check, or by another tool) does not
+    /// count: it consumes nothing. `false` on a schema before the request was recorded.
     static func retentionGuardIsAsked(on connection: Connection) throws -> Bool {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithRetentionRequests else {
             return false
@@ -18,5 +19,20 @@ extension HistoryAuthors {
             """)
         defer { statement.reset() }
         return try statement.step()
+    }
+
+    /// The names of the authors whose request turns the guard on (``retentionGuardIsAsked(on:)``),
+    /// sorted; empty on a schema before the request was recorded.
+    static func retentionGuardAuthorNames(on connection: Connection) throws -> [String] {
+        guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithRetentionRequests else {
+            return []
+        }
+        let statement = try connection.cachedStatement("""
+            SELECT name FROM history_authors WHERE guards_retention = 1 AND kind = 0 AND retired IS NULL ORDER BY name
+            """)
+        defer { statement.reset() }
+        var names: [String] = []
+        while try statement.step() { names.append(statement.string(at: 0)) }
+        return names
     }
 }

@@ -53,13 +53,19 @@ public struct HistoryConfiguration: Sendable, Hashable {
     /// The request is recorded in the store, in this author's row, each time the author opens
     /// it writable, and every age sweep of every process follows it: a process opened with
     /// another author's configuration, with `retentionGuard: false`, or without a history
-    /// configuration at all (`logstore sweep` from cron) keeps the same rows. It stays after
-    /// this process closes, until the author opens the store again with `false` or is retired
-    /// (``LogStore/retireHistoryAuthor(_:)``). ``HistoryStatus/retentionGuardIsOn`` and
-    /// `logstore history` say whether the guard is on, and which authors ask for it.
+    /// configuration at all (`logstore sweep` from cron) keeps the same rows.
     ///
-    /// A batch author's request is recorded but counts for nothing: it consumes nothing, so it
-    /// holds back neither cleanup nor the sweep. An author another configuration only named in
+    /// The request outlives this process, as a cursor does: it stays until the author opens
+    /// the store without it (`retentionGuard: false`) or is retired
+    /// (``LogStore/retireHistoryAuthor(_:)``, `logstore history --retire NAME`). A process
+    /// that stops running does not withdraw it. ``HistoryStatus/retentionGuardIsOn`` and
+    /// `logstore history` say whether the guard is on, and which authors ask for it; each
+    /// sweep's report says what the guard kept (``LogStore/SweepReport/guardedMessages``).
+    ///
+    /// Only a consuming author can ask: a batch author (in ``batchAuthors``) consumes nothing,
+    /// so there is nothing of its own to wait for, and opening the store as one with
+    /// `retentionGuard: true` throws ``LogStoreError/invalidArgument(_:)``; ask from the
+    /// configuration of an author that consumes. An author another configuration only named in
     /// ``allAuthors`` asks for nothing until it opens; while someone asks, its cursor (it has
     /// one from being named) holds the age sweep back like any other consumer's.
     ///
@@ -90,7 +96,8 @@ public struct HistoryConfiguration: Sendable, Hashable {
     ///   - cleanStrategy: `.none` by default: nothing is deleted without asking.
     ///   - includesOwnChanges: deliver this author's own changes too (`false`).
     ///   - tombstones: the fields deletions keep per entity (``defaultTombstones``).
-    ///   - retentionGuard: whether the age sweep waits for consumers (`false`).
+    ///   - retentionGuard: whether this author asks every age sweep to wait for consumers
+    ///     (`false`); a batch author cannot ask.
     public init(
         currentAuthor: String, allAuthors: Set<String> = [], batchAuthors: Set<String> = [],
         cleanStrategy: CleanStrategy = .none, includesOwnChanges: Bool = false,
@@ -119,13 +126,20 @@ public struct HistoryConfiguration: Sendable, Hashable {
 
     /// Refuses what cannot work, before the store is touched.
     ///
-    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for an empty author name or a strategy
-    ///   that cleans after fewer than one merge, or before no time at all (negative).
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` for an empty author name, a batch
+    ///   author asking for the retention guard (``retentionGuard``: it consumes nothing, so its
+    ///   request would be recorded and do nothing), or a strategy that cleans after fewer than
+    ///   one merge, or before no time at all (negative).
     func validate() throws {
         _ = try HistoryTombstoneFields.validated(tombstones)
         let names = allAuthors.union(batchAuthors)
         if names.contains(where: \.isEmpty) {
             throw LogStoreError.invalidArgument("a history author's name is empty")
+        }
+        if retentionGuard, batchAuthors.contains(currentAuthor) {
+            throw LogStoreError.invalidArgument(
+                "the history author \"\(currentAuthor)\" is a batch author and consumes nothing, so it cannot ask for the "
+                    + "retention guard: set retentionGuard in the configuration of an author that consumes")
         }
         switch cleanStrategy {
         case .everyNMerges(let every) where every < 1:

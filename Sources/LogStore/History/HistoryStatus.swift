@@ -48,9 +48,10 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
         /// (only entities with a gap), until its next read reports them.
         public var gapRows: [HistoryEntity: Int]
         /// Whether it asks for the retention guard: ``HistoryConfiguration/retentionGuard`` of
-        /// its last open, recorded in the store (cleared when it retires; `false` for an author
-        /// only named so far, and in a store of schema 9 or earlier). Only a required author's
-        /// request counts (``HistoryStatus/retentionGuardIsOn``).
+        /// its last writable open, stored in its row. It stays after that process ends, until
+        /// the author opens without it or is retired (``LogStore/retireHistoryAuthor(_:)``);
+        /// `false` for an author only named so far, and in a store of schema 9 or earlier.
+        /// Only a required author's request counts (``HistoryStatus/retentionGuardIsOn``).
         public var asksForRetentionGuard: Bool
 
         /// Every entity's ``gapRows`` added up.
@@ -143,9 +144,17 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
     /// Whether the store has a change history: an author registered or a change recorded.
     public var isRecorded: Bool { !authors.isEmpty || changeCount > 0 || lastSequence != nil }
 
-    /// Whether every age sweep of this store, in any process, keeps what a consumer has not
-    /// seen (``HistoryConfiguration/retentionGuard``): a required author that has not retired
-    /// asks for it (``Author/asksForRetentionGuard``).
+    /// Whether the retention guard (``HistoryConfiguration/retentionGuard``) was on when this
+    /// status was read: `true` exactly when at least one author of ``authors`` is of kind
+    /// ``Author/Kind/required``, has not retired, and asks for it (``Author/asksForRetentionGuard``,
+    /// the value its last writable open stored in its `history_authors` row).
+    ///
+    /// While it is on, every age sweep of the store, in any process or tool, leaves every
+    /// message and task from the lowest id some required, unretired author has not consumed
+    /// on (per entity), however old. The sweep reads the rows again at each of its steps, so an
+    /// author that opens, reopens without the guard or retires after this status was read
+    /// changes what the next step does. `false` for a store of schema 9 or earlier opened
+    /// read-only.
     public var retentionGuardIsOn: Bool { !retentionGuardAuthors.isEmpty }
 
     /// The authors whose request turns the retention guard on (``retentionGuardIsOn``), by name.

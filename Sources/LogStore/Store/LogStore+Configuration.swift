@@ -30,6 +30,12 @@ extension LogStore {
         }
 
         /// Messages and tasks older than this are removed by the sweep. Default: 14 days.
+        ///
+        /// While a history author asks for the retention guard (``HistoryConfiguration/retentionGuard``,
+        /// recorded in the store: it applies to this process too, whatever its own history
+        /// configuration), rows older than this that a consuming author has not read yet stay,
+        /// however old; ``SweepReport/guardedMessages`` and ``SweepReport/guardedTasks`` count
+        /// them. The size limit (``sizeLimit``) still trims them.
         public var maxAge: Duration = .seconds(14 * 24 * 3600)
 
         /// Blobs up to this size (after compression) are stored in the database; larger ones are

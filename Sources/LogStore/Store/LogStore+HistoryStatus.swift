@@ -24,9 +24,14 @@ extension LogStore {
     }
 
     /// Retires the history author `name`: it no longer holds cleanup back, so history it has not
-    /// consumed may go. Use it for a role that is gone for good (a decommissioned worker), which
-    /// would otherwise keep every change since its last merge. Its row stays; when a process
-    /// opens the store as that author again, the author is active again, its cursor where it was.
+    /// consumed may go, and its request for the retention guard
+    /// (``HistoryConfiguration/retentionGuard``) is withdrawn, so the age sweeps of every
+    /// process stop keeping old rows for it (they still do while another author asks). Use it
+    /// for a role that is gone for good (a decommissioned worker), which would otherwise keep
+    /// every change since its last merge, and, if it asked for the guard, every old row a
+    /// consumer had not read. Its row stays; when a process opens the store as that author again, the author
+    /// is active again, its cursor where it was, asking for the guard if that open's
+    /// configuration does.
     ///
     /// Retiring an author already retired keeps the date it was first retired.
     ///

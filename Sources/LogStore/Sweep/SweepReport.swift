@@ -37,6 +37,19 @@ extension LogStore {
         public var sizeBefore: Int64
         /// See ``sizeBefore``.
         public var sizeAfter: Int64
+        /// Messages older than ``Configuration/maxAge`` still in the store after the sweep
+        /// because the retention guard was on (``HistoryConfiguration/retentionGuard``): they
+        /// lie from the lowest id a required history author had not consumed on (technical
+        /// messages of tasks aside, as in ``removedMessages``). Zero when no author asks for the
+        /// guard as the sweep ends; what the size limit deleted after all is in
+        /// ``removedMessages`` instead.
+        public var guardedMessages: Int
+        /// Tasks older than ``Configuration/maxAge`` still in the store after the sweep because
+        /// the retention guard was on (see ``guardedMessages``).
+        public var guardedTasks: Int
+        /// The history authors whose request turned the retention guard on as the sweep ended
+        /// (``HistoryStatus/retentionGuardAuthors``), by name; empty when none asks.
+        public var retentionGuardAuthors: [String]
 
         /// Bytes given back to the file system.
         public var reclaimedBytes: Int64 { max(0, sizeBefore - sizeAfter) }
@@ -45,7 +58,7 @@ extension LogStore {
         public init(
             date: Date, trigger: Trigger, duration: Duration = .zero, removedMessages: Int = 0, removedTasks: Int = 0,
             droppedBodies: Int = 0, removedBlobs: Int = 0, removedOrphanFiles: Int = 0, sizeBefore: Int64 = 0,
-            sizeAfter: Int64 = 0
+            sizeAfter: Int64 = 0, guardedMessages: Int = 0, guardedTasks: Int = 0, retentionGuardAuthors: [String] = []
         ) {
             self.date = date
             self.trigger = trigger
@@ -57,6 +70,9 @@ extension LogStore {
             self.removedOrphanFiles = removedOrphanFiles
             self.sizeBefore = sizeBefore
             self.sizeAfter = sizeAfter
+            self.guardedMessages = guardedMessages
+            self.guardedTasks = guardedTasks
+            self.retentionGuardAuthors = retentionGuardAuthors
         }
     }
 }
@@ -64,10 +80,11 @@ extension LogStore {
 extension LogStore.SweepReport {
     private enum CodingKeys: String, CodingKey {
         case date, trigger, duration, removedMessages, removedTasks, droppedBodies, removedBlobs, removedOrphanFiles
-        case sizeBefore, sizeAfter
+        case sizeBefore, sizeAfter, guardedMessages, guardedTasks, retentionGuardAuthors
     }
 
     /// Reads a report as the manifest keeps it: `duration` in seconds, as every version wrote it.
+    /// A report written before the retention guard was reported reads as one that kept nothing.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -80,7 +97,10 @@ extension LogStore.SweepReport {
             removedBlobs: try container.decode(Int.self, forKey: .removedBlobs),
             removedOrphanFiles: try container.decode(Int.self, forKey: .removedOrphanFiles),
             sizeBefore: try container.decode(Int64.self, forKey: .sizeBefore),
-            sizeAfter: try container.decode(Int64.self, forKey: .sizeAfter))
+            sizeAfter: try container.decode(Int64.self, forKey: .sizeAfter),
+            guardedMessages: try container.decodeIfPresent(Int.self, forKey: .guardedMessages) ?? 0,
+            guardedTasks: try container.decodeIfPresent(Int.self, forKey: .guardedTasks) ?? 0,
+            retentionGuardAuthors: try container.decodeIfPresent([String].self, forKey: .retentionGuardAuthors) ?? [])
     }
 
     /// Writes `duration` in seconds (a number), as the manifest and `--json` always had it.
@@ -96,5 +116,8 @@ extension LogStore.SweepReport {
         try container.encode(removedOrphanFiles, forKey: .removedOrphanFiles)
         try container.encode(sizeBefore, forKey: .sizeBefore)
         try container.encode(sizeAfter, forKey: .sizeAfter)
+        try container.encode(guardedMessages, forKey: .guardedMessages)
+        try container.encode(guardedTasks, forKey: .guardedTasks)
+        try container.encode(retentionGuardAuthors, forKey: .retentionGuardAuthors)
     }
 }

@@ -141,6 +141,12 @@ final class Sweeper: Sendable {
         }
         try await giveFreePagesBack(truncatingTheWAL: true)
 
+        // What the guard kept, once every deletion of this sweep is done (the size limit may
+        // have taken some of it after all).
+        let kept = try await core.read { try Self.keptByTheGuard($0, olderThan: cutoff) }
+        report.retentionGuardAuthors = kept.authors
+        report.guardedMessages = kept.messages
+        report.guardedTasks = kept.tasks
         report.removedMessages = removed.messages
         report.removedTasks = removed.tasks
         report.removedBlobs = removed.blobs
@@ -161,15 +167,18 @@ final class Sweeper: Sendable {
             try Self.messageRanges(connection, ofBlocksWhere: "min_created_at < ?", [.real(time)])
         }
         if let reporter = SweepProgressReporter.current, !ranges.isEmpty {
-            // Only for a caller who watches: a rowid range scan of what is about to go.
+            // Only for a caller who watches: a rowid range scan of what is about to go. What the
+            // retention guard keeps is not about to go, so it is not in the total either.
             let total = try await core.read { connection in
-                try ranges.reduce(Int64(0)) { sum, range in
+                let kept = try GuardBounds.read(on: connection)?.messageCondition ?? (sql: "", arguments: [])
+                return try ranges.reduce(Int64(0)) { sum, range in
                     sum + (try connection.integer(
-                        "SELECT count(*) FROM messages WHERE id BETWEEN ? AND ? AND created_at < ?",
-                        [.integer(range.lowerBound), .integer(range.upperBound), .real(time)]) ?? 0)
+                        "SELECT count(*) FROM messages WHERE id BETWEEN ? AND ? AND created_at < ?\(kept.sql)",
+                        [.integer(range.lowerBound), .integer(range.upperBound), .real(time)] + kept.arguments) ?? 0)
                 }
             }
-            reporter.begin(.removingOldMessages, total: total)
+            // All of it kept: a phase known to have nothing to do is not reported.
+            if total > 0 { reporter.begin(.removingOldMessages, total: total) }
         }
         var removed = BatchWriter.Removed()
         // Only the age sweep waits for history's consumers, and only when an author's row asks:
@@ -317,7 +326,17 @@ final class Sweeper: Sendable {
                 [.real(cutoff.timeIntervalSince1970)]) ?? 0
         }
         guard older > 0 else { return BatchWriter.Removed() }
-        if let phase { reporter?.begin(phase, total: older) }
+        if let phase, let reporter {
+            // The total leaves out what the retention guard keeps (only the age sweep's rule
+            // follows it), as the steps will.
+            let total = rule != .retentionGuardWhenAsked ? older : try await core.read { connection in
+                guard let kept = try GuardBounds.read(on: connection)?.taskCondition else { return older }
+                return try connection.integer(
+                    "SELECT count(*) FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "")\(kept.sql)",
+                    [.real(cutoff.timeIntervalSince1970)] + kept.arguments) ?? 0
+            }
+            if total > 0 { reporter.begin(phase, total: total) }
+        }
         // As the tail of another phase, its tasks add nothing to that phase's count.
         let counted = phase != nil
         let units: @Sendable (BatchWriter.Removed) -> Int64 = { counted ? Int64($0.tasks) : 0 }

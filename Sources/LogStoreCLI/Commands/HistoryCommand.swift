@@ -10,7 +10,9 @@ enum HistoryCommand: Command {
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         options: [
             .flag("json", "Print LogStore's HistoryStatus as JSON (pretty, sorted keys, ISO 8601 dates in UTC)."),
-            .value("retire", "author", "Retire this author first (it stops holding cleanup back), then show the history."),
+            .value("retire", "author",
+                   "Retire this author first (it stops holding cleanup back and withdraws its request for the retention guard), "
+                       + "then show the history."),
         ],
         discussion: """
             Each process that opens the store with a history configuration is an author. An
@@ -23,6 +25,12 @@ enum HistoryCommand: Command {
             have not retired: an author that stopped running holds it back until it is retired.
             A retired author that opens the store again is active again. Without --retire the
             store is opened read-only.
+
+            An author that opened with the retention guard (GUARD "asks") makes every age sweep
+            of the store keep what a consuming author has not read yet, however old: logstore
+            sweep and processes opened without that setting included, even after the asking
+            process has stopped. The request stays until the author opens without it or is
+            retired (logstore history --retire NAME).
 
             Examples:
               logstore history app.logstore
@@ -53,7 +61,8 @@ enum HistoryCommand: Command {
             return
         }
         if let retired {
-            console.line("Retired \(Format.escaped(retired)): it no longer holds cleanup back.")
+            console.line(
+                "Retired \(Format.escaped(retired)): it no longer holds cleanup back, nor asks for the retention guard.")
         }
         let lines = HistoryFormat.lines(
             status, path: StoreAccess.url(path).path, now: console.environment.currentDate, style: console.style,

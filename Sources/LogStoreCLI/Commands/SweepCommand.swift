@@ -2,7 +2,8 @@ import Foundation
 import LogStore
 
 /// `logstore sweep <store> [--max-age <duration>] [--size-limit <size>] [--json]`: one sweep
-/// now, with the limits given (the library's defaults for the others), and what it removed.
+/// now, with the limits given (the library's defaults for the others) and the retention guard the
+/// store records, and what it removed and what the guard kept.
 enum SweepCommand: Command {
     static let spec = CommandSpec(
         name: "sweep",
@@ -25,10 +26,14 @@ enum SweepCommand: Command {
             Body files a crash left behind are deleted, then the free space is given back to the
             file system.
 
-            Only the limits given here apply (the library's defaults otherwise), not those of the
-            application that writes the store: pass its limits to sweep as it would. The store may
-            be open in that application meanwhile: the sweep deletes in small transactions between
-            its commits.
+            Of limits, only those given here apply (the library's defaults otherwise), not those of
+            the application that writes the store: pass its limits to sweep as it would. The
+            retention guard recorded in the store applies too: while a history author asks for it
+            (see logstore history), the age sweep keeps what a consuming author has not read yet,
+            however old, and the report says how much it kept and which authors ask ("Kept by
+            guard"; guardedMessages, guardedTasks and retentionGuardAuthors in --json). The store
+            may be open in that application meanwhile: the sweep deletes in small transactions
+            between its commits.
 
             Durations: 30s, 15m, 12h, 14d, 2w; a plain number is seconds.
             Sizes: 500000 (bytes), 64MB, 1.5GB (powers of 1000), 512KiB, 2GiB (powers of 1024).
@@ -79,10 +84,11 @@ enum SweepCommand: Command {
         let rows: [(String, String)] = [
             ("Removed", SweepFormat.removed(report)),
             ("Size", SweepFormat.sizes(report)),
+            ("Kept by guard", SweepFormat.guarded(report)),
             ("Limits", "older than \(SweepFormat.age(configuration.maxAge)), size \(Format.bytes(configuration.sizeLimit)) "
                 + "(trimmed from \(threshold))"),
             ("Took", SweepFormat.duration(report)),
-        ]
+        ].filter { !$0.1.isEmpty }
         console.line(style.bold("Swept \(StoreAccess.url(path).path)"))
         for line in Format.fields(rows) { console.line(line) }
         if report.sizeAfter > configuration.sizeLimit, report.removedMessages + report.droppedBodies > 0 {

@@ -105,8 +105,9 @@ enum HistoryFormat {
         return "\(Format.plural(status.cleanableChangeCount, "change")) through seq \(limit) (\(reason))"
     }
 
-    /// Whether `author` asks for the retention guard: `asks`, `-`, or, for a batch author's
-    /// request (which holds nothing back), `asks (batch: ignored)`.
+    /// Whether `author` asks for the retention guard: `asks`, `-`, or `asks (batch: ignored)`
+    /// for a batch author's row that says it asks, which holds nothing back (the library
+    /// refuses such a request at open; a row written before it did, or by another tool, may).
     static func guardRequest(_ author: HistoryStatus.Author) -> String {
         guard author.asksForRetentionGuard else { return "-" }
         return author.kind == .batch ? "asks (batch: ignored)" : "asks"

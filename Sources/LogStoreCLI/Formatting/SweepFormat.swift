@@ -41,6 +41,15 @@ enum SweepFormat {
         return "\(seconds)s"
     }
 
+    /// `10 messages, 1 task older than the age limit, not yet consumed (retention guard asked
+    /// by server)` when the retention guard was on as the sweep ended, else empty (no line).
+    static func guarded(_ report: LogStore.SweepReport) -> String {
+        guard !report.retentionGuardAuthors.isEmpty else { return "" }
+        let askers = report.retentionGuardAuthors.map { Format.escaped($0) }.joined(separator: ", ")
+        return "\(Format.plural(report.guardedMessages, "message")), \(Format.plural(report.guardedTasks, "task")) "
+            + "older than the age limit, not yet consumed (retention guard asked by \(askers))"
+    }
+
     /// The second line of `info`'s `Last sweep`: `manual: removed 30 messages, 5 blobs; 20.7 MB
     /// → 14.1 MB (6.6 MB reclaimed)`.
     static func summary(_ report: LogStore.SweepReport) -> String {

@@ -81,8 +81,13 @@ struct ProcessOutput {
     var standardError: String
 }
 
-/// Runs an executable to completion and returns its exit status and output.
-func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessOutput {
+/// Runs an executable to completion and returns its exit status and output. Blocking: run it
+/// on a thread of its own (``onOwnThread(_:)``) from async code.
+///
+/// - Parameter seconds: with a bound (stretched by ``TimeScale``), the child is killed with
+///   SIGKILL once it has run that long, so a stuck child fails the test (its status then
+///   says so: `SIGKILL`, 9) instead of hanging the suite.
+func runProcess(_ executable: String, _ arguments: [String], killedAfter seconds: Double? = nil) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -91,6 +96,13 @@ func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessOu
     process.standardOutput = output
     process.standardError = errors
     try process.run()
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    if let seconds {
+        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds), execute: watchdog)
+    }
+    // Cancelled as soon as the child has ended: its pid may be given to another process later.
+    defer { watchdog.cancel() }
     // Read before waiting: a child blocked on a full pipe would never exit.
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     let errorData = errors.fileHandleForReading.readDataToEndOfFile()
