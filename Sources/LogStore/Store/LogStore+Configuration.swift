@@ -82,17 +82,17 @@ extension LogStore {
 
         /// How many logged events the store may hold in memory: waiting for the writer, being
         /// committed, or committed and not yet freed (that happens off the writer thread, a
-        /// moment later). Past this, ``overflowPolicy`` applies. Default: 25,000 (about 12 MB of waiting messages at worst, a burst of a
-        /// few seconds of heavy logging).
+        /// moment later). Past this, ``overflowPolicy`` applies. Default: 25,000 (about 12 MB of
+        /// messages at worst, a burst of a few seconds of heavy logging).
         public var maxPendingEvents: Int = 25_000
 
         /// How many bytes of logged events (estimated: texts, bodies, a fixed cost per event)
-        /// may wait for the writer, counting those it is committing, those whose commit
-        /// failed and waits to be retried, and committed ones not yet freed. Past this, ``overflowPolicy`` applies, as for
-        /// ``maxPendingEvents``: together they bound the memory logging can hold, also while the
-        /// disk fails. One event larger than this is accepted only when nothing else waits.
-        /// Default: 64 MiB (room for a few bodies at ``bodySizeLimit`` beside a burst of
-        /// messages).
+        /// may wait for the writer, counting those it is committing, those whose commit failed
+        /// and waits to be retried, and committed ones not yet freed. Past this,
+        /// ``overflowPolicy`` applies, as for ``maxPendingEvents``: together they bound the
+        /// memory logging can hold, also while the disk fails. One event larger than this is
+        /// accepted only when nothing else waits. Default: 64 MiB (room for a few bodies at
+        /// ``bodySizeLimit`` beside a burst of messages).
         public var maxPendingBytes: Int = 64 * 1024 * 1024
 
         /// What happens to a logging call when ``maxPendingEvents`` are already waiting, or
