@@ -98,21 +98,16 @@ extension BatchWriter {
     ) throws -> (removed: Removed, next: Int64?) {
         try transaction {
             var lastID = lastID
-            var guardedTaskID: Int64?
-            if rule == .retentionGuardWhenAsked, try HistoryAuthors.retentionGuardIsAsked(on: connection) {
-                let unconsumed = try HistoryUnconsumed.read([.message, .task], on: connection)
-                // Everything from the lowest unconsumed id on stays: the range ends before it.
-                if let lowest = unconsumed.lowestID(.message) { lastID = min(lastID, lowest - 1) }
-                guardedTaskID = unconsumed.lowestID(.task)
-                if lastID < firstID { return (Removed(), nil) }
-            }
             var condition = "id BETWEEN ? AND ?"
-            var arguments: [DatabaseValue] = [.integer(firstID), .integer(lastID)]
-            if let guardedTaskID {
-                // A technical message goes with its task: it stays while its task is guarded.
-                condition += " AND (task_id IS NULL OR task_id < ?)"
-                arguments.append(.integer(guardedTaskID))
+            var guarded: (sql: String, arguments: [DatabaseValue]) = ("", [])
+            if rule == .retentionGuardWhenAsked, let bounds = try RetentionGuardBounds.read(on: connection) {
+                // Everything from the lowest unconsumed id on stays: the range ends before it.
+                if let lowest = bounds.message { lastID = min(lastID, lowest - 1) }
+                if lastID < firstID { return (Removed(), nil) }
+                guarded = bounds.messageCondition
+                condition += guarded.sql
             }
+            var arguments: [DatabaseValue] = [.integer(firstID), .integer(lastID)] + guarded.arguments
             if let cutoff {
                 condition += " AND created_at < ?"
                 arguments.append(.real(cutoff.timeIntervalSince1970))
@@ -183,18 +178,9 @@ extension BatchWriter {
         try transaction {
             var sql = "SELECT id FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "")"
             var arguments: [DatabaseValue] = [.real(cutoff.timeIntervalSince1970)]
-            if rule == .retentionGuardWhenAsked, try HistoryAuthors.retentionGuardIsAsked(on: connection) {
-                let unconsumed = try HistoryUnconsumed.read([.task, .message], on: connection)
-                if let lowest = unconsumed.lowestID(.task) {
-                    sql += " AND id < ?"
-                    arguments.append(.integer(lowest))
-                }
-                if let lowest = unconsumed.lowestID(.message) {
-                    // A task completed after it was created has its technical message inserted
-                    // then: while a consumer has not seen that message, the task stays too.
-                    sql += " AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.task_id = tasks.id AND messages.id >= ?)"
-                    arguments.append(.integer(lowest))
-                }
+            if rule == .retentionGuardWhenAsked, let guarded = try RetentionGuardBounds.read(on: connection)?.taskCondition {
+                sql += guarded.sql
+                arguments += guarded.arguments
             }
             let ids = try connection.integers(sql + " ORDER BY created_at LIMIT ?", arguments + [.integer(Int64(limit))])
             let removed = try deleteTasks(rowIDs: ids, withTheirMessages: true)

@@ -170,7 +170,7 @@ final class Sweeper: Sendable {
             // Only for a caller who watches: a rowid range scan of what is about to go. What the
             // retention guard keeps is not about to go, so it is not in the total either.
             let total = try await core.read { connection in
-                let kept = try GuardBounds.read(on: connection)?.messageCondition ?? (sql: "", arguments: [])
+                let kept = try RetentionGuardBounds.read(on: connection)?.messageCondition ?? (sql: "", arguments: [])
                 return try ranges.reduce(Int64(0)) { sum, range in
                     sum + (try connection.integer(
                         "SELECT count(*) FROM messages WHERE id BETWEEN ? AND ? AND created_at < ?\(kept.sql)",
@@ -330,7 +330,7 @@ final class Sweeper: Sendable {
             // The total leaves out what the retention guard keeps (only the age sweep's rule
             // follows it), as the steps will.
             let total = rule != .retentionGuardWhenAsked ? older : try await core.read { connection in
-                guard let kept = try GuardBounds.read(on: connection)?.taskCondition else { return older }
+                guard let kept = try RetentionGuardBounds.read(on: connection)?.taskCondition else { return older }
                 return try connection.integer(
                     "SELECT count(*) FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "")\(kept.sql)",
                     [.real(cutoff.timeIntervalSince1970)] + kept.arguments) ?? 0
