@@ -202,10 +202,12 @@ enum StoreOpener {
             // process is creating right now (its temporary file) does not count.
             let contents = try Files.directoryEntries(directory)
                 .filter { !Files.isAtomicWriteTemporary($0, of: Manifest.fileName) }
-            guard canCreate, contents.isEmpty else {
+            if canCreate, contents.isEmpty { return try createManifest(in: directory) }
+            // Another open may have created the store between the first look and the listing:
+            // its manifest is then read like any other.
+            guard Files.exists(manifestURL) else {
                 throw LogStoreError.storeInvalid(directory, reason: "manifest.json is missing")
             }
-            return try createManifest(in: directory)
         }
         let manifest = try Manifest.read(in: directory)
         let database = StoreFiles.databaseURL(in: directory)
