@@ -53,6 +53,9 @@ struct SearchIndexTests {
         var configuration = LogStore.Configuration()
         configuration.maxAge = .seconds(3_600)
         configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
+        // The old messages are logged in one burst, faster than any writer drains it: all of it
+        // must fit, or the overflow policy drops some and the sweep finds fewer.
+        configuration.maxPendingEvents = 40_000
         try await withTemporaryStore(configuration: configuration) { store, _ in
             try await onOwnThread {
                 for i in 0..<20_000 {
