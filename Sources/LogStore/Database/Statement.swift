@@ -88,8 +88,7 @@ final class Statement {
     }
 
     func bind(_ value: String, at index: Int32) {
-        var value = value
-        value.withUTF8 { bytes in bindText(UnsafeRawBufferPointer(bytes), at: index) }
+        value.withUTF8Bytes { bindText($0, at: index) }
     }
 
     /// Binds UTF-8 bytes as text (no `String` needed). The 64-bit length cannot trap; text over

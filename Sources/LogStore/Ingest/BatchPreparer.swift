@@ -15,8 +15,8 @@ struct PreparedBatch: Sendable {
     /// The estimated bytes of all of ``events`` (``LogStore/Event/estimatedSize``), as the
     /// buffer counted them; nil when `willHandleEvent` may have changed them.
     var estimatedBytes: Int?
-    /// The messages' metadata JSON, encoded with the batch (``PreparedMetadata``).
-    var metadata = PreparedMetadata()
+    /// The messages laid out as rows with the batch (``PreparedMessages``).
+    var messages = PreparedMessages()
     /// What the buffer counts in flight for this batch: released once it is committed or put back.
     var taken = IngestBuffer.Taken()
 
@@ -25,7 +25,7 @@ struct PreparedBatch: Sendable {
     mutating func prepend(_ earlier: [LogStore.Event?]) {
         guard !earlier.isEmpty else { return }
         if let tasks { self.tasks = Array(repeating: nil, count: earlier.count) + tasks }
-        metadata.prepend(count: earlier.count)
+        messages.prepend(count: earlier.count)
         // The buffer counted them in this take, but the hook may have changed them since.
         estimatedBytes = nil
         events = earlier + events
@@ -152,7 +152,7 @@ final class BatchPreparer: Sendable {
             swap(&batch.events, &taken.events)
             batch.estimatedBytes = taken.taken.bytes
         }
-        batch.metadata = PreparedMetadata(batch.events)
+        batch.messages = PreparedMessages(batch.events)
         guard batch.events.contains(where: Self.isCompletion) else {
             // NetworkLogger creations still have their heads to prepare.
             TaskPreparation.prepareCreationHeads(batch.events)

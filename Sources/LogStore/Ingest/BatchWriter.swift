@@ -35,9 +35,14 @@ final class BatchWriter {
     private var insertMessageStatement: Statement?
     private var insertTechnicalMessageStatement: Statement?
 
-    /// The metadata JSON of the batch being committed, encoded in the background (set by
-    /// ``StoreWriter`` around its commits; events it does not cover are encoded here).
-    var preparedMetadata = PreparedMetadata()
+    /// The messages of the batch being committed, laid out in the background (set by
+    /// ``StoreWriter`` around its commits; events it does not cover are read from the events).
+    var preparedMessages = PreparedMessages() {
+        didSet { threadNamesWereReset = false }
+    }
+    /// The thread names recorded were forgotten (a rolled-back transaction) since this batch
+    /// began: its rows then check every thread name, not only the new ones.
+    private var threadNamesWereReset = false
 
     /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
     private var metadataBuffer: [UInt8] = []
@@ -141,10 +146,19 @@ final class BatchWriter {
             }
             batchRange = MessageRange()
             if let dropNotice { try insert(dropNotice) }
+            let messages = preparedMessages
+            var labelIDs = [Int64](repeating: 0, count: messages.labels.count)
             for index in events.indices {
+                if let row = messages.row(at: index) {
+                    // A prepared message is inserted without reading its event.
+                    if row.isMessage {
+                        try insert(row, at: index, of: messages, labelIDs: &labelIDs)
+                        continue
+                    }
+                }
                 guard let event = events[index] else { continue }
                 switch event {
-                case .messageStored(let message): try insert(message, preparedAt: index)
+                case .messageStored(let message): try insert(message)
                 case .networkTaskCreated(let task): try insert(task)
                 case .networkTaskProgressUpdated(let progress): try update(progress)
                 case .networkTaskCompleted(let task): try insert(task, prepared: prepared?[index] ?? nil)
@@ -157,9 +171,8 @@ final class BatchWriter {
     }
 
     /// Inserts a message; with `taskRowID`, the technical message of that network task, which
-    /// `info().messageCount` and `count(_:)` leave out. `index` is its place in the batch, whose
-    /// metadata JSON may be prepared (``preparedMetadata``).
-    func insert(_ message: LogStore.Event.MessageCreated, taskRowID: Int64? = nil, preparedAt index: Int? = nil) throws {
+    /// `info().messageCount` and `count(_:)` leave out.
+    func insert(_ message: LogStore.Event.MessageCreated, taskRowID: Int64? = nil) throws {
         let labelID = try labelID(for: message.label)
         let statement = taskRowID == nil
             ? try Self.kept(&insertMessageStatement, Self.insertMessageSQL, on: connection)
@@ -169,11 +182,9 @@ final class BatchWriter {
         statement.bind(Int64(message.level.rawValue), at: 3)
         statement.bind(labelID, at: 4)
         bindCapped(message.message, at: 5, of: statement)
-        if let index, preparedMetadata.bind(eventAt: index, to: statement, at: 6) {
-            // Encoded in the background.
-        } else if message.metadata?.isEmpty == false {
+        if message.metadata?.isEmpty == false {
             metadataBuffer.removeAll(keepingCapacity: true)
-            PreparedMetadata.append(message.metadata, to: &metadataBuffer)
+            PreparedMessages.append(message.metadata, to: &metadataBuffer)
             metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 6) }
         } else {
             statement.bindNull(at: 6)
@@ -181,7 +192,9 @@ final class BatchWriter {
         if let taskRowID {
             statement.bind(taskRowID, at: 7)
         } else {
-            Self.bindLastPathComponent(of: message.file, at: 7, of: statement)
+            metadataBuffer.removeAll(keepingCapacity: true)
+            PreparedMessages.appendLastPathComponent(of: message.file, to: &metadataBuffer)
+            metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 7) }
             statement.bind(message.function, at: 8)
             statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
             statement.bind(Int64(message.threadID), at: 10)
@@ -204,28 +217,47 @@ final class BatchWriter {
         return statement
     }
 
-    /// Binds the file name after the last `/` of `path` straight from its UTF-8 (no new `String`
-    /// per row).
-    private static func bindLastPathComponent(of path: String, at index: Int32, of statement: Statement) {
-        var path = path
-        path.withUTF8 { bytes in
-            let utf8 = UnsafeRawBufferPointer(bytes)
-            let start = utf8.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
-            statement.bindText(UnsafeRawBufferPointer(rebasing: utf8[start...]), at: index)
-        }
+    /// Binds a message's text, cut as ``PreparedMessages/capped(_:)`` cuts it.
+    private func bindCapped(_ text: String, at index: Int32, of statement: Statement) {
+        PreparedMessages.capped(text).withUTF8Bytes { statement.bindText($0, at: index) }
     }
 
-    /// Binds a message's text, cut to ``LogStore/maxMessageBytes`` (so no single message can
-    /// fail its batch on SQLite's length limit).
-    private func bindCapped(_ text: String, at index: Int32, of statement: Statement) {
-        var text = text
-        text.withUTF8 { bytes in
-            let utf8 = UnsafeRawBufferPointer(bytes)
-            if let cut = SizeCap.truncated(utf8, limit: LogStore.maxMessageBytes) {
-                cut.withUnsafeBytes { statement.bindText($0, at: index) }
+    /// Inserts the prepared message `row`, event `index` of the batch; `labelIDs` are the row ids
+    /// of `messages.labels` found so far in this transaction (0 when not yet).
+    private func insert(
+        _ row: PreparedMessages.Row, at index: Int, of messages: PreparedMessages, labelIDs: inout [Int64]
+    ) throws {
+        let labelSlot = Int(row.label)
+        var labelID = labelIDs[labelSlot]
+        if labelID == 0 {
+            labelID = try self.labelID(for: messages.labels[labelSlot])
+            labelIDs[labelSlot] = labelID
+        }
+        let statement = try Self.kept(&insertMessageStatement, Self.insertMessageSQL, on: connection)
+        statement.bind(row.createdAt, at: 1)
+        statement.bind(sessionRowID, at: 2)
+        statement.bind(Int64(row.level.rawValue), at: 3)
+        statement.bind(labelID, at: 4)
+        messages.withColumns(ofRowAt: index) { text, metadata, file, function in
+            statement.bindText(text, at: 5)
+            if metadata.isEmpty {
+                statement.bindNull(at: 6)
             } else {
-                statement.bindText(utf8, at: index)
+                statement.bindText(metadata, at: 6)
             }
+            statement.bindText(file, at: 7)
+            statement.bindText(function, at: 8)
+        }
+        statement.bind(row.line, at: 9)
+        statement.bind(Int64(row.threadID), at: 10)
+        try statement.run()
+        let rowID = connection.lastInsertRowID
+        batchRange.add(id: rowID, createdAt: row.createdAt)
+        history?.record(.message, .insert, id: rowID)
+        count(labelID: labelID, level: row.level)
+        if row.threadName >= 0, row.isNewThreadName || threadNamesWereReset {
+            let name = messages.threadNames[Int(row.threadName)]
+            if threadNames[row.threadID] != name { try recordThreadName(name, threadID: row.threadID) }
         }
     }
 
@@ -356,6 +388,7 @@ final class BatchWriter {
     func resetCaches() {
         labelIDs.removeAll()
         threadNames.removeAll()
+        threadNamesWereReset = true
         recentHeads.removeAll()
         currentBlock = nil
         for slot in touchedCounts { batchCounts[slot] = 0 }

@@ -313,6 +313,9 @@ final class StoreWriter: Sendable {
     // MARK: The writer thread
 
     private func run() {
+        // A name set before the start does not reach the kernel on Linux: set here, the writer is
+        // itself in `top -H`, `perf` and the debugger instead of the queue that started it.
+        Thread.current.name = "logstore-writer"
         threads.enterWriterThread()
         var consecutiveFailures = 0
         while true {
@@ -466,9 +469,9 @@ final class StoreWriter: Sendable {
                 ? Self.dropNotice(
                     count: dropped - writer.reportedDropCount, capacity: buffer.capacity, bytes: buffer.byteCapacity)
                 : nil
-            writer.preparedMetadata = batch.metadata
-            batch.metadata = PreparedMetadata()
-            defer { writer.preparedMetadata = PreparedMetadata() }
+            writer.preparedMessages = batch.messages
+            batch.messages = PreparedMessages()
+            defer { writer.preparedMessages = PreparedMessages() }
             // The longest transaction of the round, steps of other jobs between them excluded.
             var longestCommit: Duration = .zero
             var committedNotice: LogStore.Event.MessageCreated?

@@ -82,11 +82,12 @@ extension LogStore {
 
         /// How many logged events the store may hold in memory: waiting for the writer, being
         /// committed, or committed and not yet freed (that happens off the writer thread, a
-        /// moment later). Past this, ``overflowPolicy`` applies. Default: 16,384: about 10 MB of
-        /// messages with a line of text and some metadata, the writer's work for some 50 ms at
+        /// moment later). Past this, ``overflowPolicy`` applies. Default: 12,288: about 10 MB of
+        /// messages with a line of text and some metadata, the writer's work for some 40 ms at
         /// full speed, or a few seconds of heavy logging while the disk stalls. Raise it for
-        /// bursts larger than that; each event held costs about 600 bytes.
-        public var maxPendingEvents: Int = 16_384
+        /// larger bursts: a message held costs about 600 bytes, and about 250 more while its
+        /// batch is prepared and committed.
+        public var maxPendingEvents: Int = 12_288
 
         /// How many bytes of logged events (estimated: texts, bodies, a fixed cost per event)
         /// may wait for the writer, counting those it is committing, those whose commit failed
