@@ -44,8 +44,9 @@ final class BatchWriter {
     /// began: its rows then check every thread name, not only the new ones.
     private var threadNamesWereReset = false
 
-    /// Reused for every message's metadata JSON, so encoding allocates nothing once warm.
-    private var metadataBuffer: [UInt8] = []
+    /// Reused for the metadata JSON and file name of messages read from their events, so
+    /// encoding allocates nothing once warm.
+    private var columnBuffer: [UInt8] = []
     /// Called with the body files a transaction's end could not delete (see ``transaction(_:)``).
     var onFileDeletionFailures: (([LogStoreError]) -> Void)?
     /// Rounds in a row whose commit failed, and since when (see ``commitSettingAside``).
@@ -183,18 +184,18 @@ final class BatchWriter {
         statement.bind(labelID, at: 4)
         bindCapped(message.message, at: 5, of: statement)
         if message.metadata?.isEmpty == false {
-            metadataBuffer.removeAll(keepingCapacity: true)
-            PreparedMessages.append(message.metadata, to: &metadataBuffer)
-            metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 6) }
+            columnBuffer.removeAll(keepingCapacity: true)
+            PreparedMessages.append(message.metadata, to: &columnBuffer)
+            columnBuffer.withUnsafeBytes { statement.bindText($0, at: 6) }
         } else {
             statement.bindNull(at: 6)
         }
         if let taskRowID {
             statement.bind(taskRowID, at: 7)
         } else {
-            metadataBuffer.removeAll(keepingCapacity: true)
-            PreparedMessages.appendLastPathComponent(of: message.file, to: &metadataBuffer)
-            metadataBuffer.withUnsafeBytes { statement.bindText($0, at: 7) }
+            columnBuffer.removeAll(keepingCapacity: true)
+            PreparedMessages.appendLastPathComponent(of: message.file, to: &columnBuffer)
+            columnBuffer.withUnsafeBytes { statement.bindText($0, at: 7) }
             statement.bind(message.function, at: 8)
             statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
             statement.bind(Int64(message.threadID), at: 10)

@@ -17,10 +17,10 @@ struct PreparedMessages: Sendable {
         /// Where this row's text, metadata JSON, file name and function end in ``bytes``, one
         /// after the other (the text starts where the previous row's function ends). Metadata of
         /// length zero is none (NULL).
+        var textEnd = 0
+        var metadataEnd = 0
+        var fileEnd = 0
         var end = 0
-        var textLength = 0
-        var metadataLength = 0
-        var fileLength = 0
         var threadID: Int32 = 0
         /// Index in ``labels``; ``notAMessage`` for a hole or an event of another kind.
         var label: Int32 = Row.notAMessage
@@ -63,18 +63,14 @@ struct PreparedMessages: Sendable {
                 continue
             }
             var row = Row(createdAt: message.createdAt.timeIntervalSince1970, line: Int64(truncatingIfNeeded: message.line))
-            let start = bytes.count
             Self.capped(message.message).withUTF8Bytes { bytes.append(contentsOf: $0) }
-            let textEnd = bytes.count
+            row.textEnd = bytes.count
             Self.append(message.metadata, to: &bytes)
-            let metadataEnd = bytes.count
+            row.metadataEnd = bytes.count
             Self.appendLastPathComponent(of: message.file, to: &bytes)
-            let fileEnd = bytes.count
+            row.fileEnd = bytes.count
             message.function.withUTF8Bytes { bytes.append(contentsOf: $0) }
             row.end = bytes.count
-            row.textLength = textEnd - start
-            row.metadataLength = metadataEnd - textEnd
-            row.fileLength = fileEnd - metadataEnd
             row.threadID = message.threadID
             row.level = message.level
             row.label = Self.index(of: message.label, in: &labels, indexes: &labelIndexes)
@@ -107,15 +103,12 @@ struct PreparedMessages: Sendable {
         let slot = index - offset
         let row = rows[slot]
         let start = slot == 0 ? 0 : rows[slot - 1].end
-        let textEnd = start + row.textLength
-        let metadataEnd = textEnd + row.metadataLength
-        let fileEnd = metadataEnd + row.fileLength
         return try bytes.withUnsafeBytes { bytes in
             try body(
-                UnsafeRawBufferPointer(rebasing: bytes[start..<textEnd]),
-                UnsafeRawBufferPointer(rebasing: bytes[textEnd..<metadataEnd]),
-                UnsafeRawBufferPointer(rebasing: bytes[metadataEnd..<fileEnd]),
-                UnsafeRawBufferPointer(rebasing: bytes[fileEnd..<row.end]))
+                UnsafeRawBufferPointer(rebasing: bytes[start..<row.textEnd]),
+                UnsafeRawBufferPointer(rebasing: bytes[row.textEnd..<row.metadataEnd]),
+                UnsafeRawBufferPointer(rebasing: bytes[row.metadataEnd..<row.fileEnd]),
+                UnsafeRawBufferPointer(rebasing: bytes[row.fileEnd..<row.end]))
         }
     }
 
