@@ -8,6 +8,7 @@
 //     LogStoreTestHelper writers <store> <count> <label> [<sweep-ms>]  one of many writers (WritersMode.swift)
 //     LogStoreTestHelper crash-… <store> <count> <flush-every> …  see CrashMode.swift
 //     LogStoreTestHelper history-… <store> <count> …   change-history authors, see HistoryMode.swift
+//     LogStoreTestHelper damage <store> <count> <command> close|exit  a writer whose database is damaged (DamageMode.swift)
 import Foundation
 import LogStore
 
@@ -22,6 +23,7 @@ if mode == "writers" { await runWritersMode(arguments: arguments) }
 if mode.hasPrefix("crash-") { await runCrashMode(arguments: arguments) }
 if mode == "permissions" { await runPermissionsMode(arguments: arguments) }
 if mode.hasPrefix("history-") { await runHistoryMode(arguments: arguments) }
+if mode == "damage" { await runDamageMode(arguments: arguments) }
 if mode == "steady" {
     guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
         FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))

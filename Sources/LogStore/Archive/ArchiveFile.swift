@@ -53,7 +53,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     /// checked against its CRC-32 and its recorded size before a byte of it is written.
     func extractDatabase(to destination: URL) throws {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(destination.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600) }) {
+        switch Files.openDescriptor(destination.path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(destination, operation: "create", errno: error.code)
         }
@@ -143,9 +143,12 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
     /// and checked on the descriptor, not the path.
     private static func checkIsFile(_ url: URL) throws {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }) {
+        switch Files.openDescriptor(url.path, O_RDONLY | O_NONBLOCK | O_NOCTTY) {
         case .success(let opened): descriptor = opened
         case .failure(let error) where error.code == ENOENT: throw LogStoreError.fileDoesntExist(url)
+        case .failure(let error) where error.code == EBUSY && HeldDatabaseFiles.contains(path: url.path):
+            throw LogStoreError.storeInvalid(
+                url, reason: "it is the database of a store this process has open, not an archive; open the store's directory instead")
         case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)
         }
         defer { Glibc.close(descriptor) }

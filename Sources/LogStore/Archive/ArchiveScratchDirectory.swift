@@ -27,9 +27,11 @@ final class ArchiveScratchDirectory: Sendable {
         // Locked under another name, then renamed: `lock` never exists unlocked while the
         // directory is in use, so another process's cleanup cannot take it in between.
         let newLockURL = url.appendingPathComponent("lock.new")
-        let descriptor = open(newLockURL.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let opened = Files.openDescriptor(newLockURL.path, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW)
+        let descriptor = (try? opened.get()) ?? -1
         guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0, rename(newLockURL.path, lockURL.path) == 0 else {
-            let code = errno
+            var code = errno
+            if case .failure(let error) = opened { code = error.code }
             if descriptor >= 0 { close(descriptor) }
             try? FileManager.default.removeItem(at: url)
             throw LogStoreError.fileSystem(lockURL, operation: "create", errno: code)
@@ -69,8 +71,9 @@ final class ArchiveScratchDirectory: Sendable {
         guard let names = try? Files.directoryEntries(base) else { return }
         for name in names where name.hasPrefix("archive-") {
             let directory = base.appendingPathComponent(name, isDirectory: true)
-            let descriptor = open(directory.appendingPathComponent("lock").path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-            if descriptor < 0 {
+            guard case .success(let descriptor) = Files.openDescriptor(
+                directory.appendingPathComponent("lock").path, O_RDWR | O_NOFOLLOW)
+            else {
                 // No lock file: a crash between creating the directory and its lock, or a
                 // directory being created right now; only old ones go.
                 if let modified = Files.modificationDate(directory), modified < Date().addingTimeInterval(-60) {

@@ -16,7 +16,7 @@ enum ChunkCompression {
         file url: URL, size: Int64, into archive: ArchiveDocument, progress: ExportProgressReporter
     ) throws -> [ArchiveInfo.Chunk] {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_CLOEXEC) }) {
+        switch Files.openDescriptor(url.path, O_RDONLY) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)
         }

@@ -72,9 +72,7 @@ extension BlobStore {
         var recreated = false
         while true {
             let url = blobsDirectory.appendingPathComponent(Self.temporaryName(for: hex), isDirectory: false)
-            let opened = SystemCall.valueOrErrno {
-                open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            }
+            let opened = Files.openDescriptor(url.path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW)
             let code: Int32
             switch opened {
             case .success(let descriptor): return (descriptor, url)
@@ -119,7 +117,7 @@ extension BlobStore {
     /// Syncs a directory, so the entries created or renamed in it survive a power loss.
     private static func syncDirectory(_ url: URL) throws {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+        switch Files.openDescriptor(url.path, O_RDONLY | O_DIRECTORY) {
         case .success(let opened): descriptor = opened
         case .failure(let error):
             throw LogStoreError.fileSystem(url, operation: "open the directory", errno: error.code)
@@ -253,7 +251,7 @@ extension BlobStore {
         _ url: URL, size: Int, invalid: (String) -> LogStoreError
     ) throws -> Data {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }) {
+        switch Files.openDescriptor(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) {
         case .success(let opened): descriptor = opened
         case .failure(let error):
             switch error.code {

@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 /// One SQLite connection, used by one thread at a time.
 ///
@@ -12,6 +13,12 @@ final class Connection {
     /// The file the connection opened (`:memory:` style names included).
     let path: String
     private var statementCache: [String: Statement] = [:]
+    /// The database file this connection holds, recorded so that no descriptor of it is opened
+    /// outside SQLite meanwhile (``HeldDatabaseFiles``); nil in memory.
+    private var heldFile: HeldDatabaseFiles.FileID?
+    /// How many of this connection's ``Statement``s are alive (SQLite's own list,
+    /// `sqlite3_next_stmt`, also holds the statements of virtual tables such as FTS5's).
+    let liveStatements = LiveStatementCount()
 
     /// How a connection is opened.
     enum Mode {
@@ -40,6 +47,11 @@ final class Connection {
         self.handle = handle
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
+        // The file's own name, also for a URI; empty in memory. An immutable file (an archive's,
+        // `file:…?immutable=1`) is read without any lock, so there is none to lose.
+        if let name = sqlite3_db_filename(handle, "main"), sqlite3_uri_boolean(name, "immutable", 0) == 0 {
+            heldFile = HeldDatabaseFiles.hold(path: String(cString: name))
+        }
     }
 
     deinit {
@@ -48,11 +60,19 @@ final class Connection {
 
     /// Finalizes the cached statements and closes the connection; later use fails with
     /// `SQLITE_MISUSE`. The corresponding C function is `sqlite3_close_v2`.
+    ///
+    /// Every other statement of the connection must be gone by then: `sqlite3_close_v2` keeps a
+    /// connection with a live statement open (a zombie) until the statement is finalized, and
+    /// with it the file's descriptors and locks, after the store's close returned. Debug builds
+    /// (the tests) stop at such a statement.
     func close() {
         guard !isClosed else { return }
         isClosed = true
         statementCache.removeAll()
+        assert(liveStatements.count == 0, "closing \(path) with \(liveStatements.count) statement(s) still alive")
         sqlite3_close_v2(handle)
+        if let heldFile { HeldDatabaseFiles.release(heldFile) }
+        heldFile = nil
     }
 
     /// Closes without the checkpoint SQLite makes when the last connection to a WAL database
@@ -243,4 +263,16 @@ enum SQLiteLibrary {
 
     /// The SQLite version the process runs with.
     static var version: String { String(cString: sqlite3_libversion()) }
+}
+
+/// The number of a connection's statements not finalized yet; each ``Statement`` counts itself
+/// in and out. Atomic: a statement may be released on another thread than its connection's.
+final class LiveStatementCount: Sendable {
+    private let value = Atomic<Int>(0)
+
+    var count: Int { value.load(ordering: .acquiring) }
+
+    func add() { value.add(1, ordering: .relaxed) }
+
+    func remove() { value.subtract(1, ordering: .releasing) }
 }

@@ -5,6 +5,7 @@ final class Statement {
     let handle: OpaquePointer
     let sql: String
     private let connection: OpaquePointer
+    private let liveStatements: LiveStatementCount
 
     init(connection: Connection, sql: String, persistent: Bool) throws(DatabaseError) {
         var handle: OpaquePointer?
@@ -16,10 +17,13 @@ final class Statement {
         self.handle = handle
         self.sql = sql
         self.connection = connection.handle
+        liveStatements = connection.liveStatements
+        liveStatements.add()
     }
 
     deinit {
         sqlite3_finalize(handle)
+        liveStatements.remove()
     }
 
     /// The first bind since the last reset that SQLite refused (`SQLITE_TOOBIG`, `SQLITE_RANGE`,

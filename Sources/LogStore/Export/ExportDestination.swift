@@ -40,7 +40,7 @@ final class ExportDestination: Sendable {
         var temporary = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.partial)
         let unlocked = ExportLeftovers.name(beside: target, token: token, kind: ExportLeftovers.new)
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(unlocked.path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600) }) {
+        switch Files.openDescriptor(unlocked.path, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(unlocked, operation: "create", errno: error.code)
         }
@@ -79,7 +79,7 @@ final class ExportDestination: Sendable {
     /// it wrote.
     func withOutput<T>(_ body: (ExportOutput) throws -> T) throws -> T {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }) {
+        switch Files.openDescriptor(temporary.path, O_WRONLY | O_TRUNC | O_NOFOLLOW) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "open", errno: error.code)
         }
@@ -148,7 +148,7 @@ final class ExportDestination: Sendable {
 
     private func sync(_ url: URL) throws {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(url.path, O_RDONLY | O_CLOEXEC) }) {
+        switch Files.openDescriptor(url.path, O_RDONLY) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)
         }

@@ -55,8 +55,7 @@ enum ExportLeftovers {
             guard files.allSatisfy(isOwnRegularFile) else { continue }
             let partialPath = directory.appendingPathComponent("\(stem)\(marker)\(partial)").path
             if members.contains("\(stem)\(marker)\(partial)") {
-                let descriptor = open(partialPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-                guard descriptor >= 0 else { continue }
+                guard case .success(let descriptor) = Files.openDescriptor(partialPath, O_RDWR | O_NOFOLLOW) else { continue }
                 defer { close(descriptor) }
                 // Held by a running export: it is not ours to touch.
                 guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }

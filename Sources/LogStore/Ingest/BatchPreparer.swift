@@ -48,8 +48,8 @@ final class BatchPreparer: Sendable {
     /// Opens the read-only connection for the background's lookups of stored bodies (nil for
     /// stores in memory: the background then compresses every body it has not just seen).
     private let openReader: (@Sendable () throws -> Connection)?
-    /// Taken only by the one background preparation running, so it never waits.
-    private let reader = Mutex<Connection?>(nil)
+    /// Taken by the one background preparation running (so it never waits) and by ``close()``.
+    private let reader = Mutex<BackgroundReader>(BackgroundReader())
     private let queue = DispatchQueue(label: "logstore-prepare")
     /// Called after each take, to wake producers waiting for room.
     private let didTake: @Sendable () -> Void
@@ -87,9 +87,11 @@ final class BatchPreparer: Sendable {
             pending.fulfil(threads.preparing { prepare { keys in
                 let unseen = keys.filter { !inFlight.contains($0) }
                 let stored = try reader.withLock { reader -> Set<SHA1.Digest> in
-                    guard let openReader else { return [] }
-                    if reader == nil { reader = try openReader() }
-                    guard let connection = reader else { return [] }
+                    // After close() nothing is committed any more, and no connection may open:
+                    // it would outlive the store's close.
+                    guard let openReader, !reader.isClosed else { return [] }
+                    if reader.connection == nil { reader.connection = try openReader() }
+                    guard let connection = reader.connection else { return [] }
                     return try BlobStore.storedKeys(among: unseen, connection: connection)
                 }
                 return stored.union(keys.filter { inFlight.contains($0) })
@@ -114,9 +116,14 @@ final class BatchPreparer: Sendable {
         }
     }
 
-    /// Closes the background's connection (the store is closing).
+    /// Closes the background's connection (the store is closing), after a lookup running on
+    /// it; later preparations open none.
     func close() {
-        reader.withLock { $0 = nil }
+        reader.withLock { reader in
+            reader.isClosed = true
+            reader.connection?.close()
+            reader.connection = nil
+        }
     }
 
     private func prepare(storedKeys: ([SHA1.Digest]) throws -> Set<SHA1.Digest>) -> PreparedBatch {
@@ -219,4 +226,10 @@ private final class RetiredEvents: Sendable {
     func recycle(into buffer: IngestBuffer) {
         events.withLock { buffer.recycle(&$0) }
     }
+}
+
+/// The background preparation's read-only connection, opened at its first lookup of stored bodies.
+private struct BackgroundReader {
+    var connection: Connection?
+    var isClosed = false
 }

@@ -210,6 +210,15 @@ final class BatchWriter {
         }
     }
 
+    /// Finalizes the statements it keeps, then closes the connection: one left unfinalized
+    /// would keep the connection open as a zombie (`sqlite3_close_v2`), with its descriptors
+    /// and its locks, after the store's close returned.
+    func close() {
+        insertMessageStatement = nil
+        insertTechnicalMessageStatement = nil
+        connection.close()
+    }
+
     /// The statement kept in `slot`, prepared on first use.
     private static func kept(_ slot: inout Statement?, _ sql: String, on connection: Connection) throws -> Statement {
         if let statement = slot { return statement }

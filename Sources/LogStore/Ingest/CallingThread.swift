@@ -84,7 +84,7 @@ final class CallingThread: Sendable {
     }
 
     private static func readSmallFile(_ path: String) -> String? {
-        guard case .success(let descriptor) = SystemCall.valueOrErrno({ open(path, O_RDONLY | O_CLOEXEC) }) else {
+        guard case .success(let descriptor) = Files.openDescriptor(path, O_RDONLY) else {
             return nil
         }
         defer { close(descriptor) }

@@ -61,6 +61,8 @@ final class IngestBuffer: Sendable {
         var accepted: UInt64 = 0
         var dropped: UInt64 = 0
         var isClosed = false
+        /// The store cannot take events any more (``dropEverything()``): each is dropped, counted.
+        var dropsEverything = false
 
         var pending: Int { live + inFlight }
         var pendingBytes: Int { bytes + inFlightBytes }
@@ -130,6 +132,10 @@ final class IngestBuffer: Sendable {
         let level = Int(level.rawValue)
         return state.withLock { state -> AppendResult in
             if state.isClosed { return .closed }
+            if state.dropsEverything {
+                state.dropped += 1
+                return .dropped
+            }
             let needed = neededRoom(for: size, in: state)
             if needed.count > 0 || needed.bytes > 0 {
                 if policy == .waitForSpace { return .full }
@@ -292,6 +298,23 @@ final class IngestBuffer: Sendable {
                 guard Self.evictOldest(in: &state) != nil else { break }
             }
         }
+    }
+
+    /// Drops events the writer took and will never commit (the database is damaged), counted
+    /// as dropped, and releases what was taken with them.
+    func drop(_ events: [LogStore.Event?], releasing taken: Taken) {
+        let count = events.lazy.filter { $0 != nil }.count
+        state.withLock { state in
+            state.inFlight -= taken.count
+            state.inFlightBytes -= taken.bytes
+            state.dropped += UInt64(count)
+        }
+    }
+
+    /// From now on every event is dropped and counted, whatever the overflow policy: the
+    /// database is damaged, and a caller waiting for room would wait forever.
+    func dropEverything() {
+        state.withLock { $0.dropsEverything = true }
     }
 
     /// Hands an emptied batch array back so its capacity is reused.

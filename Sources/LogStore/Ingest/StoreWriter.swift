@@ -51,6 +51,12 @@ final class StoreWriter: Sendable {
         var isStopped = false
         var writeErrorCount = 0
         var lastWriteError: LogStoreError?
+        /// The description of the commit failure last reported to `onWriteError`, until a
+        /// commit succeeds: the same failure round after round is reported once.
+        var lastReportedFailure: String?
+        /// Set when a commit found the database damaged: nothing is committed any more, every
+        /// event is dropped and counted, and waiting for a commit fails with this at once.
+        var damage: LogStoreError?
         /// Events set aside because they failed to commit on their own (see ``BatchWriter/commitSettingAside``).
         var rejectedEventCount = 0
         /// The last failure to measure the store for the size watch, reported once.
@@ -179,7 +185,7 @@ final class StoreWriter: Sendable {
     func commitSignal(forTicket ticket: UInt64) -> DispatchSemaphore? {
         let semaphore = DispatchSemaphore(value: 0)
         let alreadyDone = control.withLock { control -> Bool in
-            if control.committedTicket >= ticket || control.isStopped { return true }
+            if control.committedTicket >= ticket || control.isStopped || control.damage != nil { return true }
             control.synchronousWaiters.append((ticket, semaphore))
             return false
         }
@@ -204,6 +210,8 @@ final class StoreWriter: Sendable {
     func waitUntilCommitted(upTo ticket: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let outcome = control.withLock { control -> Result<Bool, LogStoreError> in
+                // A damaged store fails every flush: what is logged into it is dropped.
+                if let damage = control.damage { return .failure(damage) }
                 if control.committedTicket >= ticket { return .success(true) }
                 if control.isStopped { return .failure(control.finalError ?? .closed) }
                 control.flushWaiters.append((ticket, continuation))
@@ -319,7 +327,11 @@ final class StoreWriter: Sendable {
         threads.enterWriterThread()
         var consecutiveFailures = 0
         while true {
-            _ = wake.wait(timeout: .now() + Self.dispatchInterval(backoff(consecutiveFailures)))
+            if consecutiveFailures > 0 {
+                waitBeforeRetrying(for: backoff(consecutiveFailures))
+            } else {
+                _ = wake.wait(timeout: .now() + Self.dispatchInterval(saveInterval))
+            }
             while true {
                 let outcome = writePendingEvents()
                 consecutiveFailures = outcome == .failed ? consecutiveFailures + 1 : 0
@@ -337,7 +349,22 @@ final class StoreWriter: Sendable {
                 if consecutiveFailures == 0 && !buffer.hasWaitingEvents { break }
             }
         }
-        finishThread(failed: consecutiveFailures > 0)
+        finishThread(failed: consecutiveFailures > 0 || control.withLock { $0.damage != nil })
+    }
+
+    /// Waits `delay` after a failed commit before the next attempt. Wake-ups do not shorten
+    /// it: producers waiting for room, flushes and a full buffer all signal the writer, and
+    /// each used to bring an immediate retry, so a store that failed every commit kept the
+    /// writer at 100 % CPU. Queued jobs still run meanwhile, and closing ends the wait (the
+    /// closing rounds then retry at once, a few times at most).
+    private func waitBeforeRetrying(for delay: Duration) {
+        let end = ContinuousClock.now + delay
+        while !control.withLock({ $0.isStopping }) {
+            let remaining = end - ContinuousClock.now
+            guard remaining > .zero else { return }
+            _ = wake.wait(timeout: .now() + Self.dispatchInterval(remaining))
+            if control.withLock({ !$0.jobs.isEmpty }) { _ = runJobs() }
+        }
     }
 
     private var hasPendingBatch: Bool { pipeline.withLock { $0.next != nil } }
@@ -382,7 +409,7 @@ final class StoreWriter: Sendable {
     ///
     /// - Returns: whether messages remain unindexed after a step (the caller loops again).
     private func indexSearch(isBusy: Bool) -> Bool {
-        guard indexesSearch else { return false }
+        guard indexesSearch, control.withLock({ $0.damage == nil }) else { return false }
         return database.withLock { writer -> Bool in
             do {
                 var steps = 0
@@ -400,6 +427,11 @@ final class StoreWriter: Sendable {
                     }
                 }
             } catch {
+                // Damage found by a step is the store's, as if a commit had met it.
+                if let damage = Self.damage(error, database: writer.connection.path) {
+                    reportDamage(damage)
+                    return false
+                }
                 // The index only falls behind (searches still read the rest): say so once per
                 // cause, and try again on the next round.
                 let failure = LogStoreError(error)
@@ -453,6 +485,13 @@ final class StoreWriter: Sendable {
             var batch = pendingBatch?.wait() ?? preparer.prepareNow(connection: writer.connection)
             if pipelining { beginCommitting(batch) }
             defer { if pipelining { endCommitting() } }
+            if let damage = control.withLock({ $0.damage }) {
+                // Nothing commits into a damaged database: what was accepted before the damage
+                // was found is dropped, and so are its waiters.
+                buffer.drop(batch.events, releasing: batch.taken)
+                failWaiters(upTo: batch.lastTicket, with: damage)
+                return .idle
+            }
             var events = batch.events
             batch.events = []
             let prepared = batch.tasks
@@ -498,6 +537,11 @@ final class StoreWriter: Sendable {
                     // Counted before the release: once an event is no longer pending, info()
                     // finds it stored, dropped or set aside.
                     reportRejected(rejected)
+                    if let damage = Self.damage(failure.error, database: writer.connection.path) {
+                        drop(failed[...], taken: batch.taken)
+                        reportDamage(damage)
+                        return .idle
+                    }
                     putBack(failed[...], taken: batch.taken)
                     reportFailure(failure.error, upTo: lastTicket)
                     return .failed
@@ -554,6 +598,51 @@ final class StoreWriter: Sendable {
         buffer.putBack(events, releasing: taken)
     }
 
+    /// Drops the events of a commit that met a damaged database, with those of the batch
+    /// prepared meanwhile, counted as dropped.
+    private func drop(_ failed: ArraySlice<LogStore.Event?>, taken: IngestBuffer.Taken) {
+        var events = Array(failed)
+        var taken = taken
+        endCommitting()
+        if let next = takeNextBatch() {
+            let batch = next.wait()
+            events += batch.events
+            taken = taken + batch.taken
+        }
+        buffer.drop(events, releasing: taken)
+    }
+
+    /// The store's error for a commit that found the database damaged (`SQLITE_CORRUPT`,
+    /// `SQLITE_NOTADB`), nil for any other failure. Retrying cannot repair it: every later
+    /// commit would fail alike, each after reading the damaged pages again.
+    private static func damage(_ error: any Error, database path: String) -> LogStoreError? {
+        var cause: any Error = error
+        while case LogStoreError.writeFailed(let inner) = cause { cause = inner }
+        if case LogStoreError.database(let inner) = cause { cause = inner }
+        guard let database = cause as? DatabaseError, database.isCorrupt else { return nil }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return .writeFailed(.storeInvalid(
+            directory,
+            reason: "logs.sqlite is damaged (\(database.message)); nothing more is written to it, and what is "
+                + "logged is counted as dropped. Open it read-only to read what it holds, and move it aside "
+                + "to start a new store"))
+    }
+
+    /// Reports the damage once (``Control/damage``), fails the waiters, and has the buffer drop
+    /// every event from now on.
+    private func reportDamage(_ damage: LogStoreError) {
+        guard control.withLock({ $0.damage == nil }) else { return }
+        buffer.dropEverything()
+        control.withLock { control in
+            control.damage = damage
+            control.writeErrorCount += 1
+            control.lastWriteError = damage
+        }
+        onWriteError?(damage)
+        failWaiters(upTo: .max, with: damage)
+        roomWaiters.wakeAll()
+    }
+
     private func checkSize(_ writer: BatchWriter) {
         let watch = sizeWatch.withLock { watch -> SizeWatch? in
             guard watch?.isDue(now: .now) == true else { return nil }
@@ -581,6 +670,7 @@ final class StoreWriter: Sendable {
     private func reportCommit(upTo ticket: UInt64) {
         commits.notify()
         let (flushWaiters, synchronousWaiters) = control.withLock { control in
+            control.lastReportedFailure = nil
             control.committedTicket = max(control.committedTicket, ticket)
             let committed = control.committedTicket
             let flushWaiters = control.flushWaiters.filter { $0.ticket <= committed }
@@ -621,19 +711,29 @@ final class StoreWriter: Sendable {
 
     private func reportFailure(_ error: any Error, upTo ticket: UInt64) {
         let storeError = Self.writeFailed(error)
-        let (flushWaiters, synchronousWaiters) = control.withLock { control in
+        let isNew = control.withLock { control -> Bool in
             control.writeErrorCount += 1
             control.lastWriteError = storeError
+            defer { control.lastReportedFailure = storeError.description }
+            return control.lastReportedFailure != storeError.description
+        }
+        // The hook first: a `.synchronous` call or a flush that returns with this failure must find
+        // it already reported (a caller checks its hook's record once the call is back). The same
+        // failure again (a full disk, round after round) was reported already.
+        if isNew { onWriteError?(storeError) }
+        failWaiters(upTo: ticket, with: storeError)
+    }
+
+    /// Resumes the flushes and `.synchronous` calls waiting for tickets up to `ticket` with `error`.
+    private func failWaiters(upTo ticket: UInt64, with error: LogStoreError) {
+        let (flushWaiters, synchronousWaiters) = control.withLock { control in
             let flushWaiters = control.flushWaiters.filter { $0.ticket <= ticket }
             control.flushWaiters.removeAll { $0.ticket <= ticket }
             let synchronousWaiters = control.synchronousWaiters.filter { $0.ticket <= ticket }
             control.synchronousWaiters.removeAll { $0.ticket <= ticket }
             return (flushWaiters, synchronousWaiters)
         }
-        // The hook first: a `.synchronous` call or a flush that returns with this failure must find
-        // it already reported (a caller checks its hook's record once the call is back).
-        onWriteError?(storeError)
-        for waiter in flushWaiters { waiter.continuation.resume(throwing: storeError) }
+        for waiter in flushWaiters { waiter.continuation.resume(throwing: error) }
         for waiter in synchronousWaiters { waiter.semaphore.signal() }
     }
 

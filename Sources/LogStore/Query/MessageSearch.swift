@@ -5,7 +5,7 @@ enum MessageSearch {
     static func page(
         _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
     ) throws -> MessagePage {
-        try inSnapshot(query, connection) {
+        try inSnapshot(query, search, connection) {
             let reader = try MessageReader(connection: connection)
             let parts = try Parts(query, base, search, connection: connection)
             let wanted = max(1, query.limit) + 1
@@ -64,7 +64,7 @@ enum MessageSearch {
     static func count(
         _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
     ) throws -> Int {
-        try inSnapshot(query, connection) {
+        try inSnapshot(query, search, connection) {
             try wholeParts(query, base, search, connection).reduce(0) { total, part in total + (try count(part, connection)) }
         }
     }
@@ -73,7 +73,7 @@ enum MessageSearch {
     static func matchingIDs(
         _ query: MessageQuery, _ base: MessageQuerySQL, _ search: MessageSearchSQL, connection: Connection
     ) throws -> [Int64] {
-        try inSnapshot(query, connection) {
+        try inSnapshot(query, search, connection) {
             var ids: [Int64] = []
             for part in try wholeParts(query, base, search, connection) {
                 let statement = try connection.prepare("SELECT id FROM (\(part.sql))")
@@ -135,14 +135,18 @@ enum MessageSearch {
 
     /// Runs `body` in one read snapshot (the index's position and both parts agree): its own
     /// transaction, or the caller's (a tail's or a summary's read) when one is open; and turns
-    /// an FTS5 query SQLite refuses into ``LogStoreError/invalidArgument(_:)``.
-    private static func inSnapshot<T>(_ query: MessageQuery, _ connection: Connection, _ body: () throws -> T) throws -> T {
+    /// an FTS5 query SQLite refuses into ``LogStoreError/invalidArgument(_:)``, and a failure of
+    /// a damaged index into ``SearchFailure/DamagedIndex``.
+    private static func inSnapshot<T>(
+        _ query: MessageQuery, _ search: MessageSearchSQL, _ connection: Connection, _ body: () throws -> T
+    ) throws -> T {
         do {
             if connection.isInTransaction { return try body() }
             return try connection.transaction(.deferred, body)
-        } catch let error as DatabaseError where error.isGenericError && query.text?.syntax == .fts5 {
-            throw LogStoreError.invalidArgument(
-                "the search \"\(query.text?.text ?? "")\" is not a valid FTS5 query: \(error.message)")
+        } catch let error as DatabaseError {
+            throw SearchFailure.classify(
+                error, expression: search.indexMatch, columns: ["text", "metadata"],
+                callerSyntax: query.text?.syntax == .fts5, describing: "the search \"\(query.text?.text ?? "")\"")
         }
     }
 }

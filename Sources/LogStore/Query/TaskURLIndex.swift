@@ -32,21 +32,21 @@ enum TaskURLIndex {
         }
     }
 
-    /// Runs `body`, which steps statements already prepared, reporting SQLite's generic error as
-    /// the caller's invalid FTS5 query when the query is in that syntax: the statements prepared,
-    /// so their SQL is sound, and FTS5 parses the bound `MATCH` text only while they run. Its
-    /// messages do not all start with `fts5:` (`unterminated string`, `no such column: x`,
-    /// `unknown special query`), so the code decides, not the text. A plain search is always
-    /// valid FTS5 (every word quoted): an error there stays a database error.
+    /// Runs `body`, which steps statements already prepared, reporting SQLite's failure as the
+    /// caller's invalid FTS5 query when FTS5 refuses the expression itself, or as a damaged index
+    /// when it accepts it (``SearchFailure``): the statements prepared, so their SQL is sound,
+    /// and FTS5 parses the bound `MATCH` text only while they run. A plain search is always
+    /// valid FTS5 (every word quoted).
     ///
-    /// - Throws: ``LogStoreError/invalidArgument(_:)`` with FTS5's message; what `body` throws
-    ///   otherwise.
+    /// - Throws: ``LogStoreError/invalidArgument(_:)`` with FTS5's message,
+    ///   ``SearchFailure/DamagedIndex``; what `body` throws otherwise.
     static func rejectingInvalidSearch<T>(_ sql: TaskQuerySQL, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError where sql.isFTS5Syntax && error.isGenericError {
-            throw LogStoreError.invalidArgument(
-                "the URL search \"\(sql.matchExpression ?? "")\" is not a valid FTS5 query: \(error.message)")
+        } catch let error as DatabaseError {
+            throw SearchFailure.classify(
+                error, expression: sql.matchExpression, columns: ["url", "path"], callerSyntax: sql.isFTS5Syntax,
+                describing: "the URL search \"\(sql.matchExpression ?? "")\"")
         }
     }
 }

@@ -285,7 +285,7 @@ extension HostSnapshot {
     /// Invalid UTF-8 is repaired with replacement characters rather than rejected,
     /// since a half-readable value is more useful than none.
     fileprivate static func readText(_ path: String, limit: Int = 64 * 1024) -> String? {
-        guard case .success(let descriptor) = SystemCall.valueOrErrno({ open(path, O_RDONLY | O_CLOEXEC) }) else {
+        guard case .success(let descriptor) = Files.openDescriptor(path, O_RDONLY) else {
             return nil
         }
         defer { close(descriptor) }

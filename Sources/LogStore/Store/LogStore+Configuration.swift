@@ -138,7 +138,14 @@ extension LogStore {
 
         /// Called on the writer's thread when committing logged events fails (disk full, I/O
         /// error, a busy database). The events are kept, within ``maxPendingEvents`` and
-        /// ``maxPendingBytes``, and retried; logging goes on. An event that fails on its own
+        /// ``maxPendingBytes``, and retried, after a wait that doubles with each failure up to
+        /// 5 seconds; logging goes on. The same failure round after round is reported once,
+        /// until a commit succeeds (``LogStore/Info/writeErrorCount`` counts every attempt). A
+        /// damaged database (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is reported once, as
+        /// ``LogStoreError/writeFailed(_:)`` with a ``LogStoreError/storeInvalid(_:reason:)``
+        /// cause: nothing more is written to it, every event logged from then on is dropped and
+        /// counted (never waited for, whatever ``overflowPolicy``), and ``LogStore/flush()``
+        /// fails with it. An event that fails on its own
         /// while others commit (a value SQLite refuses, a body file too large) is set aside
         /// instead of retried: this is called with its error and it is counted in
         /// ``LogStore/Info/rejectedEventCount``. Also called when a body's file could not be

@@ -165,7 +165,9 @@ public actor LogStore {
     /// Returns when every event logged before the call is committed to the database.
     ///
     /// - Throws: ``LogStoreError/writeFailed(_:)`` when committing them failed (they stay queued and are
-    ///   retried); ``LogStoreError/closed`` after ``close()``.
+    ///   retried), and from then on when the database was found damaged (its cause is then
+    ///   ``LogStoreError/storeInvalid(_:reason:)``: nothing more is written, and what is logged is
+    ///   counted as dropped); ``LogStoreError/closed`` after ``close()``.
     public func flush() async throws {
         try checkOpen()
         guard let writer = core.writer else { return }

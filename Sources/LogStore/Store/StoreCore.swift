@@ -225,7 +225,7 @@ final class StoreCore: Sendable {
                 checkpoint.capture { () throws(DatabaseError) in
                     try writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 }
-                writer.connection.close()
+                writer.close()
             },
             then: { error in
                 ExitDrain.unregister(writer)
@@ -259,7 +259,7 @@ final class StoreCore: Sendable {
             guard let writer else { throw LogStoreError.closed }
             return try await writer.perform { try body($0.connection) }
         } catch {
-            throw Self.reported(error)
+            throw reported(error)
         }
     }
 
@@ -272,7 +272,7 @@ final class StoreCore: Sendable {
         do {
             return try await writer.perform(body)
         } catch {
-            throw Self.reported(error)
+            throw reported(error)
         }
     }
 
@@ -280,6 +280,22 @@ final class StoreCore: Sendable {
     /// internal error escapes a store's method; any other error (a caller's own) passes as it is.
     static func reported(_ error: any Error) -> any Error {
         LogStoreError(known: error) ?? error
+    }
+
+    /// ``reported(_:)``, with damage met while reading or writing (`SQLITE_CORRUPT`,
+    /// `SQLITE_NOTADB`, a damaged full-text index) as ``LogStoreError/storeInvalid(_:reason:)``
+    /// naming this store, or the archive it was opened from: the file is at fault, not the call.
+    func reported(_ error: any Error) -> any Error {
+        let message: String
+        switch error {
+        case let error as DatabaseError where error.isCorrupt: message = "the database is damaged (\(error.message))"
+        case LogStoreError.database(let error) where error.isCorrupt: message = "the database is damaged (\(error.message))"
+        case let error as SearchFailure.DamagedIndex: message = "its full-text index is damaged (\(error.message))"
+        default: return Self.reported(error)
+        }
+        if let archive { return LogStoreError.storeInvalid(archive.file.url, reason: message) }
+        return LogStoreError.storeInvalid(
+            directory, reason: "\(message). Open it read-only to read what it holds, and move it aside to start a new store")
     }
 
     var databaseURL: URL { StoreFiles.databaseURL(in: directory) }

@@ -16,7 +16,7 @@ final class StoreLock: Sendable {
     /// `isExclusive` is true), shared otherwise.
     init(directory: URL) throws {
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+        switch Files.openDescriptor(directory.path, O_RDONLY | O_DIRECTORY) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(directory, operation: "open", errno: error.code)
         }

@@ -147,6 +147,7 @@ enum StoreOpener {
             let age: TimeInterval = lock.isExclusive ? -1 : 600
             _ = try BlobStore.removeOrphans(directory: directory, connection: connection, olderThan: age)
             Manifest.removeAbandonedWrites(in: directory, olderThan: age)
+            Files.removeAbandonedAtomicWrites(of: StoreFiles.databaseURL(in: directory), olderThan: age)
             lock.share()
         }
         let previousHost = try previousSessionHost(connection)
@@ -284,7 +285,7 @@ enum StoreOpener {
             connection = try translate(directory) { try Connection(path: ":memory:", mode: .readWrite(create: true)) }
         } else {
             let url = StoreFiles.databaseURL(in: directory)
-            try Files.createOwnerOnlyFile(url)
+            try Files.createOwnerOnlyFileIfMissing(url)
             connection = try translate(directory) { try Connection(path: url.path, mode: .readWrite(create: false)) }
         }
         var isReady = false

@@ -51,7 +51,7 @@ extension LogStore {
         do {
             return try await sweeper.sweep(.manual, progress: progress)
         } catch {
-            throw StoreCore.reported(error)
+            throw core.reported(error)
         }
     }
 }

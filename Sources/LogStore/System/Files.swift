@@ -6,19 +6,34 @@ import Glibc
 /// store and the store's directory both build on them: the layout of a store's directory is
 /// ``StoreFiles``'s concern, not this one's.
 enum Files {
-    /// Creates an empty file with mode 0600 if none exists, so SQLite (and its WAL and shared
-    /// memory files, which copy the database file's mode) never create it world-readable.
-    static func createOwnerOnlyFile(_ url: URL) throws {
-        switch SystemCall.valueOrErrno({ open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600) }) {
-        case .success(let descriptor): close(descriptor)
-        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
-        }
+    /// Opens `path` with `flags` (and `O_CLOEXEC`): the one way the library opens a file outside
+    /// SQLite. A database this process's SQLite connections have open (or its WAL or shared
+    /// memory) is refused with `EBUSY`: closing the descriptor would drop every POSIX lock the
+    /// process holds on the file, SQLite's included (``HeldDatabaseFiles``). A new file
+    /// (`O_CREAT | O_EXCL`) cannot be one, and is not looked up.
+    static func openDescriptor(_ path: String, _ flags: Int32, mode: mode_t = 0o600) -> Result<Int32, Errno> {
+        let createsNew = flags & (O_CREAT | O_EXCL) == O_CREAT | O_EXCL
+        if !createsNew, HeldDatabaseFiles.contains(path: path) { return .failure(Errno(code: EBUSY)) }
+        return SystemCall.valueOrErrno { open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// Creates `url` as an empty file with mode 0600 unless something has the name, so SQLite
+    /// (and its WAL and shared memory files, which copy the database file's mode) never create
+    /// it world-readable.
+    ///
+    /// An existing file is never opened: if another connection of this process has it open,
+    /// closing a descriptor of it would drop that connection's locks (``HeldDatabaseFiles``).
+    /// A missing one is created whole under a temporary name and linked into place, so no
+    /// descriptor of the name itself is ever opened or closed here either.
+    static func createOwnerOnlyFileIfMissing(_ url: URL) throws {
+        guard !exists(url) else { return }
+        _ = try writeNew(Data(), to: url)
     }
 
     /// Creates a new empty file with mode 0600, failing if anything (a file, a symbolic link) has
     /// the name: for temporary files beside a user's target, where another user may have planted one.
     static func createNewOwnerOnlyFile(_ url: URL) throws {
-        switch SystemCall.valueOrErrno({ open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600) }) {
+        switch openDescriptor(url.path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW) {
         case .success(let descriptor): close(descriptor)
         case .failure(let error): throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
         }
@@ -81,7 +96,7 @@ enum Files {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)\(atomicWriteSuffix)")
         let descriptor: Int32
-        switch SystemCall.valueOrErrno({ open(temporary.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
+        switch openDescriptor(temporary.path, O_CREAT | O_EXCL | O_WRONLY) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw LogStoreError.fileSystem(temporary, operation: "create", errno: error.code)
         }
@@ -116,7 +131,7 @@ enum Files {
     /// explain a failure.
     static func creationError(in directory: URL) -> Int32? {
         let probe = directory.appendingPathComponent(".logstore-probe-\(UUID().uuidString)")
-        switch SystemCall.valueOrErrno({ open(probe.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) }) {
+        switch openDescriptor(probe.path, O_CREAT | O_EXCL | O_WRONLY) {
         case .success(let descriptor): close(descriptor)
         case .failure(let error): return error.code
         }
