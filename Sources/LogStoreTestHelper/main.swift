@@ -8,11 +8,14 @@
 //     LogStoreTestHelper writers <store> <count> <label> [<sweep-ms>]  one of many writers (WritersMode.swift)
 //     LogStoreTestHelper crash-… <store> <count> <flush-every> …  see CrashMode.swift
 //     LogStoreTestHelper history-… <store> <count> …   change-history authors, see HistoryMode.swift
-//     LogStoreTestHelper damage <store> <count> <command> close|exit  a writer whose database is damaged (DamageMode.swift)
+//     LogStoreTestHelper damage <store> <count> <script> close|exit  a writer whose database is damaged (DamageMode.swift)
+//     LogStoreTestHelper stress <store> <role> <label> <cycles> <n>  one of several processes on one store (StressMode.swift)
 import Foundation
 import LogStore
 
 let arguments = CommandLine.arguments
+// Its third argument is a role, not a count.
+if arguments.count > 1, arguments[1] == "stress" { await runStressMode(arguments: arguments) }
 guard arguments.count >= 4, let count = Int(arguments[3]) else {
     FileHandle.standardError.write(Data(
         "usage: LogStoreTestHelper return|exit|exit-in-writer <store> <count> | steady <store> <count> <per-second>\n".utf8))

@@ -103,3 +103,34 @@ struct StoreFileLocksTests {
         }
     }
 }
+
+/// The rule that keeps SQLite's locks, checked on the sources: the library opens files outside
+/// SQLite only through `Files.openDescriptor`, which refuses a database this process's
+/// connections hold. A new `open(2)` anywhere else (or a Foundation call that opens a file by
+/// path) fails this test instead of silently dropping a lock one day.
+@Suite("Where the library opens files")
+struct FileOpeningRuleTests {
+    static let sources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/LogStore")
+
+    @Test func filesAreOpenedOnlyThroughTheGuardedCall() throws {
+        let enumerator = try #require(FileManager.default.enumerator(atPath: Self.sources.path))
+        // libc's open(2) always takes O_ flags; the library's own `open(` functions do not.
+        let forbidden = try Regex(
+            #"(^|[^\w.])(open|openat|creat)\(.*O_[A-Z]|fopen\(|FileHandle\(|Data\(contentsOf|String\(contentsOf|contentsOfFile"#)
+        var offenders: [String] = []
+        var scanned = 0
+        for case let path as String in enumerator where path.hasSuffix(".swift") && path != "System/Files.swift" {
+            scanned += 1
+            let text = try String(contentsOf: Self.sources.appendingPathComponent(path), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//"), line.contains(forbidden) else { continue }
+                offenders.append("\(path):\(number + 1): \(code)")
+            }
+        }
+        #expect(scanned > 100)
+        #expect(offenders.isEmpty, "open files through Files.openDescriptor:\n\(offenders.joined(separator: "\n"))")
+    }
+}

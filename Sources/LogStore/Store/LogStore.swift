@@ -48,6 +48,11 @@ public actor LogStore {
 
     /// Opens the store at `storeURL`, creating it when `options` has `.create`.
     ///
+    /// Other processes may have the store open at the same time, and so may other instances in
+    /// this process (a writer and a read-only viewer, or a new instance while an earlier one
+    /// closes): each writing instance is a writer of its own, and SQLite's locks arbitrate (see
+    /// the on-disk format article, "Several processes, several connections").
+    ///
     /// - Parameters:
     ///   - storeURL: the store directory (`*.logstore` by convention).
     ///   - options: default `[.create, .sweep]`.

@@ -27,7 +27,7 @@ struct Manifest: Codable, Sendable, Equatable {
         let url = directory.appendingPathComponent(fileName)
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try Files.contents(of: url)
         } catch {
             throw LogStoreError.storeInvalid(directory, reason: "manifest.json is missing or unreadable")
         }

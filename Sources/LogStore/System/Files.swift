@@ -17,6 +17,27 @@ enum Files {
         return SystemCall.valueOrErrno { open(path, flags | O_CLOEXEC, mode) }
     }
 
+    /// The whole content of a small file (a manifest), read through ``openDescriptor(_:_:mode:)``.
+    static func contents(of url: URL) throws -> Data {
+        let descriptor: Int32
+        switch openDescriptor(url.path, O_RDONLY) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw LogStoreError.fileSystem(url, operation: "open", errno: error.code)
+        }
+        defer { close(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count: Int
+            switch SystemCall.valueOrErrno({ read(descriptor, &buffer, buffer.count) }) {
+            case .success(let read): count = read
+            case .failure(let error): throw LogStoreError.fileSystem(url, operation: "read", errno: error.code)
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[..<count])
+        }
+    }
+
     /// Creates `url` as an empty file with mode 0600 unless something has the name, so SQLite
     /// (and its WAL and shared memory files, which copy the database file's mode) never create
     /// it world-readable.
