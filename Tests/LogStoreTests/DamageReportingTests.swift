@@ -7,6 +7,11 @@ import Testing
 /// busy loop or a process that cannot exit.
 @Suite("Damage reporting")
 struct DamageReportingTests {
+    /// The damage comes from outside: Python's sqlite3 module, or the sqlite3 shell (CI installs both).
+    static let hasPython = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .contains { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }
+    static let hasSQLiteShell = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+
     /// Damages the database given as its argument under an open writer, from another process:
     /// checkpoints everything into the file, overwrites every page after the first, then commits
     /// a change to page 1, so every connection's cache is dropped at its next transaction and
@@ -47,7 +52,8 @@ struct DamageReportingTests {
     /// The writer meets the damage while the app keeps logging at full speed into a store whose
     /// policy is to wait for room: one report, every later event dropped and counted at once,
     /// the writer idle, and the close quick.
-    @Test func aWriterThatMeetsDamageReportsItOnceAndStaysIdle() async throws {
+    @Test(.enabled(if: hasPython, "needs python3"))
+    func aWriterThatMeetsDamageReportsItOnceAndStaysIdle() async throws {
         let child = try await Self.runDamagedWriter(ending: "close")
         #expect(!child.timedOut && child.status == 0, "\(child.output)")
         let result = child.fields(of: "result")
@@ -64,7 +70,8 @@ struct DamageReportingTests {
 
     /// The same, ending without `close()`: the exit drain does not wait for commits that can
     /// never happen.
-    @Test func aProcessWhoseStoreIsDamagedStillExits() async throws {
+    @Test(.enabled(if: hasPython, "needs python3"))
+    func aProcessWhoseStoreIsDamagedStillExits() async throws {
         let started = ContinuousClock.now
         let child = try await Self.runDamagedWriter(ending: "exit")
         #expect(!child.timedOut && child.status == 0, "\(child.output)")
@@ -74,7 +81,8 @@ struct DamageReportingTests {
 
     /// A damaged full-text index fails searches as damage of the store, whatever the syntax;
     /// FTS5 syntax the caller got wrong stays the caller's invalid argument.
-    @Test func aDamagedSearchIndexIsDamageNotABadQuery() async throws {
+    @Test(.enabled(if: hasSQLiteShell, "needs the sqlite3 shell"))
+    func aDamagedSearchIndexIsDamageNotABadQuery() async throws {
         try await withTemporaryStoreURL { url in
             try await withStore(at: url) { store in
                 for index in 0..<50 { store.storeMessage(label: "app", level: .info, message: "hello \(index)") }

@@ -71,7 +71,9 @@ final class Connection {
         statementCache.removeAll()
         assert(liveStatements.count == 0, "closing \(path) with \(liveStatements.count) statement(s) still alive")
         sqlite3_close_v2(handle)
-        if let heldFile { HeldDatabaseFiles.release(heldFile) }
+        // With a statement still alive, SQLite keeps the file open (a zombie) until it is
+        // finalized: so does the record that keeps other descriptors of it away.
+        if let heldFile { liveStatements.releaseWhenNoneLeft(heldFile) }
         heldFile = nil
     }
 
@@ -266,13 +268,31 @@ enum SQLiteLibrary {
 }
 
 /// The number of a connection's statements not finalized yet; each ``Statement`` counts itself
-/// in and out. Atomic: a statement may be released on another thread than its connection's.
+/// in and out. Locked: a statement may be released on another thread than its connection's.
 final class LiveStatementCount: Sendable {
-    private let value = Atomic<Int>(0)
+    private let state = Mutex<(count: Int, fileToRelease: HeldDatabaseFiles.FileID?)>((0, nil))
 
-    var count: Int { value.load(ordering: .acquiring) }
+    var count: Int { state.withLock { $0.count } }
 
-    func add() { value.add(1, ordering: .relaxed) }
+    func add() { state.withLock { $0.count += 1 } }
 
-    func remove() { value.subtract(1, ordering: .releasing) }
+    func remove() {
+        let file = state.withLock { state -> HeldDatabaseFiles.FileID? in
+            state.count -= 1
+            guard state.count == 0 else { return nil }
+            defer { state.fileToRelease = nil }
+            return state.fileToRelease
+        }
+        if let file { HeldDatabaseFiles.release(file) }
+    }
+
+    /// Releases `file` (``HeldDatabaseFiles``) now, or when the last statement goes.
+    func releaseWhenNoneLeft(_ file: HeldDatabaseFiles.FileID) {
+        let releasesNow = state.withLock { state -> Bool in
+            if state.count == 0 { return true }
+            state.fileToRelease = file
+            return false
+        }
+        if releasesNow { HeldDatabaseFiles.release(file) }
+    }
 }

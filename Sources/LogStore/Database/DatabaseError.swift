@@ -23,6 +23,10 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// Whether the file is not a database or is damaged.
     public var isCorrupt: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
 
+    /// Whether a virtual table found its own data damaged (`SQLITE_CORRUPT_VTAB`: the full-text
+    /// index's pages), not the database's tables.
+    var isVirtualTableCorrupt: Bool { extendedCode == SQLITE_CORRUPT | (1 << 8) }
+
     /// Whether another connection holds a lock that did not clear within the busy timeout.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 

@@ -57,6 +57,12 @@ final class StoreWriter: Sendable {
         /// Set when a commit found the database damaged: nothing is committed any more, every
         /// event is dropped and counted, and waiting for a commit fails with this at once.
         var damage: LogStoreError?
+        /// Set when the full-text index was found damaged: the writer stops indexing (logging
+        /// goes on; searches report the damage).
+        var isIndexDamaged = false
+        /// A caller waits for a commit (a flush, a `.synchronous` call, the exit drain): the
+        /// wait after a failed commit ends sooner for it (``waitBeforeRetrying(for:)``).
+        var isRetryRequested = false
         /// Events set aside because they failed to commit on their own (see ``BatchWriter/commitSettingAside``).
         var rejectedEventCount = 0
         /// The last failure to measure the store for the size watch, reported once.
@@ -187,6 +193,7 @@ final class StoreWriter: Sendable {
         let alreadyDone = control.withLock { control -> Bool in
             if control.committedTicket >= ticket || control.isStopped || control.damage != nil { return true }
             control.synchronousWaiters.append((ticket, semaphore))
+            control.isRetryRequested = true
             return false
         }
         guard !alreadyDone else { return nil }
@@ -215,6 +222,7 @@ final class StoreWriter: Sendable {
                 if control.committedTicket >= ticket { return .success(true) }
                 if control.isStopped { return .failure(control.finalError ?? .closed) }
                 control.flushWaiters.append((ticket, continuation))
+                control.isRetryRequested = true
                 return .success(false)
             }
             switch outcome {
@@ -278,6 +286,9 @@ final class StoreWriter: Sendable {
 
     /// How long the last transaction of logged events took to commit (the longest of its round).
     var lastCommitDuration: Duration { .nanoseconds(lastCommitNanoseconds.load(ordering: .relaxed)) }
+
+    /// Whether a commit found the database damaged (nothing is written any more).
+    var isDamaged: Bool { control.withLock { $0.damage != nil } }
 
     /// Write failures since the store opened, and the latest one.
     var writeErrors: (count: Int, last: LogStoreError?) {
@@ -352,14 +363,19 @@ final class StoreWriter: Sendable {
         finishThread(failed: consecutiveFailures > 0 || control.withLock { $0.damage != nil })
     }
 
-    /// Waits `delay` after a failed commit before the next attempt. Wake-ups do not shorten
-    /// it: producers waiting for room, flushes and a full buffer all signal the writer, and
-    /// each used to bring an immediate retry, so a store that failed every commit kept the
-    /// writer at 100 % CPU. Queued jobs still run meanwhile, and closing ends the wait (the
+    /// Waits `delay` after a failed commit before the next attempt. Wake-ups alone do not
+    /// shorten it: producers waiting for room and a full buffer signal the writer, and each used
+    /// to bring an immediate retry, so a store that failed every commit kept the writer at
+    /// 100 % CPU. A caller waiting for a commit (a flush, a `.synchronous` call, the exit drain,
+    /// which waits 1.5 s at most) brings the retry forward, to one save interval after the
+    /// failure at the soonest. Queued jobs still run meanwhile, and closing ends the wait (the
     /// closing rounds then retry at once, a few times at most).
     private func waitBeforeRetrying(for delay: Duration) {
-        let end = ContinuousClock.now + delay
-        while !control.withLock({ $0.isStopping }) {
+        let failedAt = ContinuousClock.now
+        while true {
+            let (isStopping, isRetryRequested) = control.withLock { ($0.isStopping, $0.isRetryRequested) }
+            if isStopping { return }
+            let end = failedAt + (isRetryRequested ? min(delay, saveInterval) : delay)
             let remaining = end - ContinuousClock.now
             guard remaining > .zero else { return }
             _ = wake.wait(timeout: .now() + Self.dispatchInterval(remaining))
@@ -409,7 +425,7 @@ final class StoreWriter: Sendable {
     ///
     /// - Returns: whether messages remain unindexed after a step (the caller loops again).
     private func indexSearch(isBusy: Bool) -> Bool {
-        guard indexesSearch, control.withLock({ $0.damage == nil }) else { return false }
+        guard indexesSearch, control.withLock({ $0.damage == nil && !$0.isIndexDamaged }) else { return false }
         return database.withLock { writer -> Bool in
             do {
                 var steps = 0
@@ -427,9 +443,17 @@ final class StoreWriter: Sendable {
                     }
                 }
             } catch {
-                // Damage found by a step is the store's, as if a commit had met it.
-                if let damage = Self.damage(error, database: writer.connection.path) {
-                    reportDamage(damage)
+                // A damaged index (FTS5's own pages: derived data, the messages may be sound)
+                // stops indexing, not logging; reported once, and searches report it too. Any
+                // other damage a step meets is the database's, as if a commit had met it.
+                let isIndexOnly = (error as? DatabaseError)?.isVirtualTableCorrupt == true
+                if let damage = Self.damage(error, database: writer.connection.path, inSearchIndex: isIndexOnly) {
+                    if isIndexOnly {
+                        control.withLock { $0.isIndexDamaged = true }
+                        onWriteError?(damage)
+                    } else {
+                        reportDamage(damage)
+                    }
                     return false
                 }
                 // The index only falls behind (searches still read the rest): say so once per
@@ -478,7 +502,8 @@ final class StoreWriter: Sendable {
     /// With `pipelining` and many events still waiting, the next batch is prepared in the
     /// background meanwhile.
     private func writePendingEvents(pipelining: Bool = true) -> Outcome {
-        database.withLock { writer -> Outcome in
+        control.withLock { $0.isRetryRequested = false }
+        return database.withLock { writer -> Outcome in
             let pendingBatch = takeNextBatch()
             // While the next batch is still being prepared, the writer would only wait.
             if let pendingBatch, !pendingBatch.isReady { runUnorderedJobs(writer) }
@@ -537,7 +562,7 @@ final class StoreWriter: Sendable {
                     // Counted before the release: once an event is no longer pending, info()
                     // finds it stored, dropped or set aside.
                     reportRejected(rejected)
-                    if let damage = Self.damage(failure.error, database: writer.connection.path) {
+                    if let damage = Self.damage(failure.error, database: writer.connection.path, inSearchIndex: false) {
                         drop(failed[...], taken: batch.taken)
                         reportDamage(damage)
                         return .idle
@@ -612,20 +637,23 @@ final class StoreWriter: Sendable {
         buffer.drop(events, releasing: taken)
     }
 
-    /// The store's error for a commit that found the database damaged (`SQLITE_CORRUPT`,
-    /// `SQLITE_NOTADB`), nil for any other failure. Retrying cannot repair it: every later
-    /// commit would fail alike, each after reading the damaged pages again.
-    private static func damage(_ error: any Error, database path: String) -> LogStoreError? {
+    /// The store's error for a commit (or, `inSearchIndex`, an index step) that found the
+    /// database damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`), nil for any other failure. Retrying
+    /// cannot repair it: every later attempt would fail alike, each after reading the damaged
+    /// pages again.
+    private static func damage(_ error: any Error, database path: String, inSearchIndex: Bool) -> LogStoreError? {
         var cause: any Error = error
         while case LogStoreError.writeFailed(let inner) = cause { cause = inner }
         if case LogStoreError.database(let inner) = cause { cause = inner }
         guard let database = cause as? DatabaseError, database.isCorrupt else { return nil }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let (part, consequence) = inSearchIndex
+            ? ("its full-text index", "it is no longer kept up to date (logging goes on; searches fail)")
+            : ("logs.sqlite", "nothing more is written to it, and what is logged is counted as dropped")
         return .writeFailed(.storeInvalid(
             directory,
-            reason: "logs.sqlite is damaged (\(database.message)); nothing more is written to it, and what is "
-                + "logged is counted as dropped. Open it read-only to read what it holds, and move it aside "
-                + "to start a new store"))
+            reason: "\(part) is damaged (\(database.message)); \(consequence). Open the store read-only to read "
+                + "what it holds, and move it aside to start a new store"))
     }
 
     /// Reports the damage once (``Control/damage``), fails the waiters, and has the buffer drop

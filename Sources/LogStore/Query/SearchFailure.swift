@@ -3,10 +3,12 @@
 ///
 /// SQLite reports both with its generic error while the statement runs: FTS5 parses the bound
 /// `MATCH` text only then, and it reads its own configuration and segments then too ("invalid
-/// fts5 file format", a bad structure record). Their messages overlap, so neither the code nor
-/// the text decides: the same expression is matched against an empty FTS5 table with the same
-/// columns in memory. If FTS5 accepts it there, the expression is sound and the failure came
-/// from the store's index: damage. Only on this error path.
+/// fts5 file format", a bad structure record). The code cannot tell them apart, and FTS5's
+/// syntax errors do not all name it (`unterminated string`, `no such column: x`), so the same
+/// expression is matched against an empty FTS5 table with the same columns in memory: FTS5
+/// refusing it there is the caller's mistake; accepting it, with FTS5 named in the failure, is
+/// damage of the store's index. Anything else (a failure of the rest of the query) stays as it
+/// is. Only on this error path.
 enum SearchFailure {
     /// The index of the store (or archive) failed while the expression is sound.
     struct DamagedIndex: Error {
@@ -19,14 +21,13 @@ enum SearchFailure {
     static func classify(
         _ error: DatabaseError, expression: String?, columns: [String], callerSyntax: Bool, describing search: String
     ) -> any Error {
-        guard let expression, error.isGenericError || error.isCorrupt else { return error }
-        if error.isCorrupt { return DamagedIndex(message: error.message) }
+        guard let expression, error.isGenericError else { return error }
         switch check(expression, columns: columns) {
         case .refused(let reason) where callerSyntax:
             return LogStoreError.invalidArgument("\(search) is not a valid FTS5 query: \(reason)")
-        case .accepted:
+        case .accepted where error.message.localizedCaseInsensitiveContains("fts5"):
             return DamagedIndex(message: error.message)
-        case .refused, .unknown:
+        case .accepted, .refused, .unknown:
             return error
         }
     }

@@ -69,7 +69,8 @@ extension Sweeper {
         } catch {
             // Not on the sweep thread, which every store of the process shares: a hook that
             // blocks (logging under `.waitForSpace` while commits fail) must not stop them all.
-            if let onWriteError = configuration.onWriteError {
+            // A damaged store was reported once already, by the writer.
+            if let onWriteError = configuration.onWriteError, !writer.isDamaged {
                 let failure = LogStoreError(error)
                 DispatchQueue.global().async { onWriteError(failure) }
             }

@@ -44,11 +44,30 @@ enum Files {
     ///
     /// An existing file is never opened: if another connection of this process has it open,
     /// closing a descriptor of it would drop that connection's locks (``HeldDatabaseFiles``).
-    /// A missing one is created whole under a temporary name and linked into place, so no
-    /// descriptor of the name itself is ever opened or closed here either.
+    /// A missing one is created under a temporary name and linked into place, so no descriptor
+    /// of the name itself is opened or closed here either, and nothing is ever renamed over a
+    /// file another open created meanwhile.
     static func createOwnerOnlyFileIfMissing(_ url: URL) throws {
         guard !exists(url) else { return }
-        _ = try writeNew(Data(), to: url)
+        let temporary = try writeSyncedTemporary(Data(), beside: url)
+        defer { unlink(temporary.path) }
+        guard let error = SystemCall.errnoOf({ link(temporary.path, url.path) }) else { return }
+        switch error.code {
+        case EEXIST:
+            return  // another open created it first
+        case ENOENT where exists(url):
+            return  // that open's cleanup took the temporary file, after creating the name
+        case EPERM, EOPNOTSUPP, ENOTSUP:
+            // No hard links here (vfat, some network file systems): created in place, new or
+            // not at all. The descriptor is of a file this call created, which no connection had.
+            switch openDescriptor(url.path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW) {
+            case .success(let descriptor): close(descriptor)
+            case .failure(let failure) where failure.code == EEXIST: return
+            case .failure(let failure): throw LogStoreError.fileSystem(url, operation: "create", errno: failure.code)
+            }
+        default:
+            throw LogStoreError.fileSystem(url, operation: "create", errno: error.code)
+        }
     }
 
     /// Creates a new empty file with mode 0600, failing if anything (a file, a symbolic link) has
