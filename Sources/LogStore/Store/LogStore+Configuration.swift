@@ -145,7 +145,8 @@ extension LogStore {
         /// ``LogStoreError/writeFailed(_:)`` with a ``LogStoreError/storeInvalid(_:reason:)``
         /// cause: nothing more is written to it, every event logged from then on is dropped and
         /// counted (never waited for, whatever ``overflowPolicy``), and ``LogStore/flush()``
-        /// fails with it. An event that fails on its own
+        /// fails with it. A damaged full-text index is reported once the same way; the index
+        /// stops being kept up to date, and logging goes on. An event that fails on its own
         /// while others commit (a value SQLite refuses, a body file too large) is set aside
         /// instead of retried: this is called with its error and it is counted in
         /// ``LogStore/Info/rejectedEventCount``. Also called when a body's file could not be
