@@ -49,7 +49,7 @@ struct CrashConsistencyTests {
             if outcome.inProgress { interrupted += 1 }
             acknowledged += outcome.acknowledged
         }
-        // The figures of Reliability/crash.md.
+        // The figures of RELIABILITY.md.
         print("""
             crash consistency \(mode): \(count) trials (seed \(Self.seed)), \(acknowledged) acknowledged messages \
             checked, \(interrupted) kills during a sweep or export

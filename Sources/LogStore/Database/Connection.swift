@@ -4,7 +4,8 @@ import Synchronization
 /// One SQLite connection, used by one thread at a time.
 ///
 /// Connections are opened with `SQLITE_OPEN_NOMUTEX`: SQLite's own per-connection mutex costs
-/// ~10 % of the writer's time (PERF-NOTES.md), and every connection here is confined to one
+/// ~10 % of the writer's time (the benchmark method article, "Measurements behind the
+/// constants"), and every connection here is confined to one
 /// thread or serial queue by its owner.
 final class Connection {
     /// The raw `sqlite3*` handle.
@@ -253,7 +254,7 @@ final class Connection {
 enum SQLiteLibrary {
     private static let configured: Bool = {
         // The memory-statistics mutex is taken on every SQLITE_TRANSIENT copy (~10 % of the
-        // writer's time, PERF-NOTES.md); it can only be turned off before SQLite initialises.
+        // writer's time: the benchmark method article); it can only be turned off before SQLite initialises.
         // When another library already initialised SQLite this returns SQLITE_MISUSE, harmlessly.
         _ = logstore_sqlite_disable_memstatus()
         return true

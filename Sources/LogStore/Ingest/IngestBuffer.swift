@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Producers append under a `Mutex` (tens of nanoseconds uncontended); the writer swaps the
 /// whole array out for a recycled one, so no append ever waits for I/O and arrays, once grown,
-/// never reallocate under the lock (PERF-NOTES.md: growth copies were the p99 cost).
+/// never reallocate under the lock (growth copies were the p99 cost: the benchmark method article).
 ///
 /// The bound is on every event the store holds, counted and in bytes (estimated): events
 /// waiting, events the writer took and is preparing or committing (*in flight*), events whose

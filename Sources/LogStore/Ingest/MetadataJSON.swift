@@ -1,7 +1,8 @@
 /// Writes metadata as compact JSON on the writer's thread.
 ///
-/// Hand-written because `JSONEncoder` costs microseconds per small value (PERF-NOTES.md) and the
-/// writer encodes one object per message. Keys are sorted so equal metadata gives equal text.
+/// Hand-written because `JSONEncoder` costs microseconds per small value (the benchmark method
+/// article, "Measurements behind the constants") and the writer encodes one object per message.
+/// Keys are sorted so equal metadata gives equal text.
 enum MetadataJSON {
     static func encode(_ metadata: LogStore.Metadata) -> String {
         var output: [UInt8] = []

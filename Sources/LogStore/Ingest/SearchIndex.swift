@@ -2,7 +2,7 @@
 /// are indexed after they are committed, in large steps, rather than row by row in the
 /// transaction that inserts them.
 ///
-/// Why (measured on this machine, README "Full-text search"): an FTS5 insert per row in the
+/// Why (the benchmark method article, "Measurements behind the constants"): an FTS5 insert per row in the
 /// writer's transaction ran at ~50–60k messages/s against ~160k without; one `INSERT … SELECT`
 /// over 16k committed rows indexes ~190k rows/s (with `automerge` 12). So the writer indexes
 /// when it has nothing else to do, and while it is busy it lets the index fall at most

@@ -8,7 +8,7 @@ import Synchronization
 /// wait) and runs the store's other writes (`perform`) between batches, in order.
 ///
 /// A dedicated thread, not a task: SQLite blocks, and Swift's cooperative pool is only as wide
-/// as the CPU count (2 here), so a blocking writer there would stall every other task.
+/// as the CPU count, so a blocking writer there would stall every other task.
 final class StoreWriter: Sendable {
     let buffer: IngestBuffer
     let broadcaster: EventBroadcaster
