@@ -120,7 +120,7 @@ struct PreparedMessagesTests {
                 for thread in 0..<threads {
                     group.addTask {
                         try await onOwnThread {
-                            Thread.current.name = "worker-\(thread)"
+                            try nameCurrentThread("worker-\(thread)")
                             for index in 0..<perThread {
                                 let logged = Logged(thread: thread, index: index)
                                 store.storeMessage(
@@ -191,3 +191,21 @@ struct PreparedMessagesTests {
         }
     }
 }
+
+/// Names the calling thread, and waits (bounded) until the kernel shows the name: a thread
+/// Foundation has just started sometimes kept the name it inherited from the thread that started
+/// it (a libdispatch worker's) when `Thread.current.name` was set once (1 run in 10).
+func nameCurrentThread(_ name: String) throws {
+    for _ in 0..<200 {
+        Thread.current.name = name
+        let shown = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        if shown.trimmingCharacters(in: .newlines) == String(name.prefix(15)) { return }
+        usleep(1_000)
+    }
+    throw ThreadNameNotSet(name: name)
+}
+
+struct ThreadNameNotSet: Error {
+    let name: String
+}
+
