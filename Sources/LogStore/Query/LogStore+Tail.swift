@@ -49,6 +49,6 @@ extension LogStore {
         let (position, gap) = try await core.read { connection in
             try TailRows.start(query, from: start, pageSize: MessageTail.pageSize, connection: connection)
         }
-        return MessageTail(core: core, query: query, position: position, startGap: gap, onGap: onGap)
+        return MessageTail(store: core, query: query, position: position, startGap: gap, onGap: onGap)
     }
 }

@@ -13,7 +13,7 @@ public struct MessageTail: AsyncSequence, Sendable {
     /// The most messages read ahead of the consumer: the store is the buffer, not memory.
     public static let pageSize = 256
 
-    let core: StoreCore
+    let store: any TailedStore
     let query: MessageQuery
     let position: TailPosition
     let startGap: TailGap?
@@ -22,7 +22,7 @@ public struct MessageTail: AsyncSequence, Sendable {
     /// Starts following the store from the tail's start, independently of other iterators.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: TailReader(
-            core: core, query: query, position: position, pendingGap: startGap, onGap: onGap))
+            store: store, query: query, position: position, pendingGap: startGap, onGap: onGap))
     }
 
     /// Reads the tail: ``next()`` returns the next message, waiting for one to be committed;
@@ -43,7 +43,7 @@ public struct MessageTail: AsyncSequence, Sendable {
 /// The state of one iteration of a ``MessageTail``: the page read ahead and the position after
 /// it. Owned by its iterator, used by one task at a time, so it needs no lock.
 final class TailReader {
-    private let core: StoreCore
+    private let store: any TailedStore
     private let query: MessageQuery
     private let onGap: (@Sendable (TailGap) -> Void)?
     private var position: TailPosition
@@ -53,25 +53,25 @@ final class TailReader {
     private var isFinished = false
 
     init(
-        core: StoreCore, query: MessageQuery, position: TailPosition, pendingGap: TailGap?,
+        store: any TailedStore, query: MessageQuery, position: TailPosition, pendingGap: TailGap?,
         onGap: (@Sendable (TailGap) -> Void)?
     ) {
-        self.core = core
+        self.store = store
         self.query = query
         self.position = position
         self.pendingGap = pendingGap
         self.onGap = onGap
-        core.commitWatch?.start()
+        store.startWatchingCommits()
     }
 
     deinit {
-        if !isFinished { core.commitWatch?.stop() }
+        if !isFinished { store.stopWatchingCommits() }
     }
 
     nonisolated(nonsending) func next() async throws -> LogStore.Message? {
         while true {
             guard !isFinished else { return nil }
-            if Task.isCancelled || core.commits.isFinished { return finish() }
+            if Task.isCancelled || store.commits.isFinished { return finish() }
             if let gap = pendingGap {
                 pendingGap = nil
                 onGap?(gap)
@@ -81,10 +81,10 @@ final class TailReader {
                 return page[index]
             }
             // Read before reading the store: a commit during the read then ends the wait at once.
-            let generation = core.commits.generation
+            let generation = store.commits.generation
             let read: TailRows.Read
             do {
-                read = try await core.read { [query, position] connection in
+                read = try await store.read { [query, position] connection in
                     try TailRows.read(query, after: position, pageSize: MessageTail.pageSize, connection: connection)
                 }
             } catch LogStoreError.closed {
@@ -99,8 +99,8 @@ final class TailReader {
             index = 0
             if page.isEmpty && pendingGap == nil {
                 // An archive never grows: its tail ends once it has been read.
-                if core.archive != nil { return finish() }
-                await core.commits.wait(after: generation)
+                if store.neverChanges { return finish() }
+                await store.commits.wait(after: generation)
             }
         }
     }
@@ -109,7 +109,7 @@ final class TailReader {
         if !isFinished {
             isFinished = true
             page = []
-            core.commitWatch?.stop()
+            store.stopWatchingCommits()
         }
         return nil
     }

@@ -83,7 +83,7 @@ public actor LogStore {
         self.session = opened.session
         self.archiveInfo = nil
         if let writer = opened.core.writer {
-            let sweeper = Sweeper(core: opened.core, writer: writer, configuration: configuration)
+            let sweeper = Sweeper(store: opened.core, writer: writer, configuration: configuration)
             self.sweeper = sweeper
             if options.contains(.sweep) {
                 writer.watchSize(limit: configuration.sizeSweepThreshold) { [weak sweeper] in sweeper?.requestSizeSweep() }

@@ -48,7 +48,7 @@ extension Sweeper {
 
     /// Seconds until the next scheduled sweep is due (0 when it is).
     private func timeUntilDue(now: Date) -> Double {
-        guard let last = core.manifest.withLock({ $0.lastSweepDate }) else { return 0 }
+        guard let last = store.lastSweepDate else { return 0 }
         return max(0, last.timeIntervalSince(now) + configuration.sweepInterval.seconds)
     }
 

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// One sweep runs at a time; asking for another meanwhile waits for the running one.
 final class Sweeper: Sendable {
-    let core: StoreCore
+    let store: any SweptStore
     let writer: StoreWriter
     let configuration: LogStore.Configuration
     private let running = Mutex<Task<LogStore.SweepReport, any Error>?>(nil)
@@ -36,8 +36,8 @@ final class Sweeper: Sendable {
     /// another process; the sweep leaves them (the open of a sole writer removes them all).
     static let orphanAge: TimeInterval = 600
 
-    init(core: StoreCore, writer: StoreWriter, configuration: LogStore.Configuration) {
-        self.core = core
+    init(store: any SweptStore, writer: StoreWriter, configuration: LogStore.Configuration) {
+        self.store = store
         self.writer = writer
         self.configuration = configuration
     }
@@ -85,15 +85,15 @@ final class Sweeper: Sendable {
     /// The size the size sweep judges, read on a reader (``StoreSize/judgedBytes(_:sizeLimit:)``).
     func judgedBytes() async throws -> Int64 {
         let limit = configuration.sizeLimit
-        return try await core.read { try StoreSize.judgedBytes($0, sizeLimit: limit) }
+        return try await store.read { try StoreSize.judgedBytes($0, sizeLimit: limit) }
     }
 
     /// Bytes on disk now: the database, its WAL and the blob files.
     func diskUsage() async throws -> Int64 {
-        if core.isInMemory {
-            return try await core.read { try StoreSize.usedBytes($0) }
+        guard let directory = store.filesDirectory else {
+            return try await store.read { try StoreSize.usedBytes($0) }
         }
-        return try StoreSize.diskUsage(of: core.directory)
+        return try StoreSize.diskUsage(of: directory)
     }
 
     private func run(_ trigger: LogStore.SweepReport.Trigger) async throws -> LogStore.SweepReport {
@@ -124,12 +124,12 @@ final class Sweeper: Sendable {
         if trigger != .size {
             let reporter = SweepProgressReporter.current
             reporter?.begin(.removingOrphanFiles, total: nil)
-            report.removedOrphanFiles = try await writer.perform(ordered: false) { [core] writer in
-                guard !core.isInMemory else { return 0 }
+            report.removedOrphanFiles = try await writer.perform(ordered: false) { [store] writer in
+                guard let directory = store.filesDirectory else { return 0 }
                 // Files carry real times: their age is read on the system clock, whatever the
                 // store's time source says.
                 return try BlobStore.removeOrphans(
-                    directory: core.directory, connection: writer.connection, olderThan: Self.orphanAge, now: Date()
+                    directory: directory, connection: writer.connection, olderThan: Self.orphanAge, now: Date()
                 ).files
             }
             reporter?.advance(by: Int64(report.removedOrphanFiles))
@@ -143,7 +143,7 @@ final class Sweeper: Sendable {
 
         // What the guard kept, once every deletion of this sweep is done (the size limit may
         // have taken some of it after all).
-        let kept = try await core.read { try Self.keptByTheGuard($0, olderThan: cutoff) }
+        let kept = try await store.read { try Self.keptByTheGuard($0, olderThan: cutoff) }
         report.retentionGuardAuthors = kept.authors
         report.guardedMessages = kept.messages
         report.guardedTasks = kept.tasks
@@ -153,7 +153,7 @@ final class Sweeper: Sendable {
         report.droppedBodies = removed.droppedBodies
         report.sizeAfter = try await diskUsage()
         report.duration = ContinuousClock.now - started
-        try record(report)
+        try store.recordSweep(report)
         return report
     }
 
@@ -163,13 +163,13 @@ final class Sweeper: Sendable {
     /// their id ranges are visited), then tasks created before it.
     private func removeOlder(than cutoff: Date) async throws -> BatchWriter.Removed {
         let time = cutoff.timeIntervalSince1970
-        let ranges = try await core.read { connection in
+        let ranges = try await store.read { connection in
             try Self.messageRanges(connection, ofBlocksWhere: "min_created_at < ?", [.real(time)])
         }
         if let reporter = SweepProgressReporter.current, !ranges.isEmpty {
             // Only for a caller who watches: a rowid range scan of what is about to go. What the
             // retention guard keeps is not about to go, so it is not in the total either.
-            let total = try await core.read { connection in
+            let total = try await store.read { connection in
                 let kept = try RetentionGuardBounds.read(on: connection)?.messageCondition ?? (sql: "", arguments: [])
                 return try ranges.reduce(Int64(0)) { sum, range in
                     sum + (try connection.integer(
@@ -246,7 +246,7 @@ final class Sweeper: Sendable {
     /// tasks (their rows stay) until blobs are at ``LogStore/Configuration/trimRatio`` of it.
     private func trimBlobsToTheirShare() async throws -> BatchWriter.Removed {
         let share = Double(configuration.sizeLimit) * configuration.blobSizeShare
-        let stored = try await core.read { try StoreSize.blobBytes($0) }
+        let stored = try await store.read { try StoreSize.blobBytes($0) }
         guard Double(stored) > share else { return BatchWriter.Removed() }
         let target = Int64(share * configuration.trimRatio)
         struct Progress: Sendable {
@@ -282,7 +282,7 @@ final class Sweeper: Sendable {
         let limit = Double(configuration.sizeLimit)
         let ratio = configuration.trimRatio
         let kept = Double(size) * ratio <= limit ? ratio : ratio * limit / Double(size)
-        let plan = try await core.read { connection -> (first: Int64, cut: Int64, count: Int64)? in
+        let plan = try await store.read { connection -> (first: Int64, cut: Int64, count: Int64)? in
             let count = try connection.integer("SELECT count(*) FROM messages") ?? 0
             // Far over the limit with few messages, what is kept can round to none; the newest
             // stays (it marks the cut), or the lookup of the cut would find no row and trim nothing.
@@ -299,7 +299,7 @@ final class Sweeper: Sendable {
         // Never held back: what a consumer had not seen is counted as its gap instead.
         var removed = try await deleteMessages(from: plan.first, through: plan.cut - 1, before: nil, rule: .countGaps)
         // Tasks still pending have no technical message: those created before the cut go too.
-        let cutDate = try await core.read { connection in
+        let cutDate = try await store.read { connection in
             try connection.real("SELECT created_at FROM messages WHERE id = ?", [.integer(plan.cut)])
         }
         if let cutDate {
@@ -319,7 +319,7 @@ final class Sweeper: Sendable {
         let reporter = phase == nil ? nil : SweepProgressReporter.current
         // Usually there are none: a look on a reader spares the wait for a turn on the writer.
         // Someone watching is told how many: a count on the index of task times.
-        let older = try await core.read { connection in
+        let older = try await store.read { connection in
             try connection.integer(
                 "SELECT \(reporter == nil ? "1" : "count(*)") FROM tasks WHERE created_at < ?"
                     + "\(onlyPending ? " AND state = 0" : "")\(reporter == nil ? " LIMIT 1" : "")",
@@ -329,7 +329,7 @@ final class Sweeper: Sendable {
         if let phase, let reporter {
             // The total leaves out what the retention guard keeps (only the age sweep's rule
             // follows it), as the steps will.
-            let total = rule != .retentionGuardWhenAsked ? older : try await core.read { connection in
+            let total = rule != .retentionGuardWhenAsked ? older : try await store.read { connection in
                 guard let kept = try RetentionGuardBounds.read(on: connection)?.taskCondition else { return older }
                 return try connection.integer(
                     "SELECT count(*) FROM tasks WHERE created_at < ?\(onlyPending ? " AND state = 0" : "")\(kept.sql)",
@@ -393,7 +393,7 @@ final class Sweeper: Sendable {
         // rewrite of the index as it is now: while logging goes on, new segments keep arriving
         // and an incremental optimize alone would never run out of work.
         let reporter = SweepProgressReporter.current
-        if let budget = try await core.read({ try SearchIndex.compactionBudget($0) }) {
+        if let budget = try await store.read({ try SearchIndex.compactionBudget($0) }) {
             reporter?.begin(.compactingSearchIndex, total: Int64(budget))
             let merged: @Sendable (Int) -> Int64 = { Int64(budget - max(0, $0)) }
             _ = try await repeatSteps(budget, size: Self.indexMergePagesPerStep, counting: merged) { writer, left, pages in
@@ -403,7 +403,7 @@ final class Sweeper: Sendable {
             }
             try await writer.perform(ordered: false) { try SearchIndex.markCompacted($0) }
         }
-        let free = Int(try await core.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
+        let free = Int(try await store.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
         if free > 0 || truncatingTheWAL { reporter?.begin(.givingSpaceBack, total: Int64(free)) }
         if free > 0 {
             _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
@@ -415,19 +415,6 @@ final class Sweeper: Sendable {
         if truncatingTheWAL { try await writer.perform(ordered: false) { try $0.truncateWAL() } }
     }
 
-    private func record(_ report: LogStore.SweepReport) throws {
-        guard !core.isInMemory else {
-            core.manifest.withLock { $0.lastSweepDate = report.date; $0.lastSweep = report }
-            return
-        }
-        try core.manifest.withLock { manifest in
-            var updated = manifest
-            updated.lastSweepDate = report.date
-            updated.lastSweep = report
-            try updated.write(in: core.directory)
-            manifest = updated
-        }
-    }
 }
 
 /// How many rows a kind of sweep step handles: adjusted after each step so the next takes about

@@ -60,11 +60,11 @@ final class CreationHead: Sendable {
     }
 }
 
-/// How an event holds its ``CreationHead``: beside its value, not in it. Events compare equal
-/// and encode the same whatever their links: a link is a cache of work done, not something the
-/// event says.
-struct CreationHeadLink: Sendable, Equatable {
-    var head: CreationHead?
+extension CreationHeadLink {
+    /// The creation's ``CreationHead``, when the network logger made one.
+    var head: CreationHead? { cache as? CreationHead }
 
-    static func == (_: CreationHeadLink, _: CreationHeadLink) -> Bool { true }
+    init(head: CreationHead?) {
+        self.init(cache: head)
+    }
 }
