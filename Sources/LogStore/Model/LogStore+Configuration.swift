@@ -22,13 +22,6 @@ extension LogStore {
         /// and the original size. Default: 8 MiB.
         public var bodySizeLimit: Int = 8 * 1024 * 1024
 
-        /// The former name of ``bodySizeLimit``, which limits request bodies too.
-        @available(*, deprecated, renamed: "bodySizeLimit")
-        public var responseBodySizeLimit: Int {
-            get { bodySizeLimit }
-            set { bodySizeLimit = newValue }
-        }
-
         /// Messages and tasks older than this are removed by the sweep. Default: 14 days.
         ///
         /// While a history author asks for the retention guard (``HistoryConfiguration/retentionGuard``,

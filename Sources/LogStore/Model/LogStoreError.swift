@@ -138,9 +138,3 @@ public enum LogStoreError: Error, Sendable, Equatable, CustomStringConvertible, 
         try container.encode(description, forKey: .description)
     }
 }
-
-extension LogStore {
-    /// The store's errors, under their former name.
-    @available(*, deprecated, renamed: "LogStoreError")
-    public typealias Error = LogStoreError
-}

@@ -78,11 +78,7 @@ extension LogStore {
     }
 }
 
-extension LogStore.Info {
-    /// The former name of ``storeID``.
-    @available(*, deprecated, renamed: "storeID")
-    public var storeId: UUID { storeID }
-}
+extension LogStore.Info {}
 
 extension LogStore {
     /// What the store holds and how it is doing.

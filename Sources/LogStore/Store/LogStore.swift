@@ -159,10 +159,6 @@ public actor LogStore {
         return writer.broadcaster.subscribe()
     }
 
-    /// A new subscription on every access: the former spelling of ``subscribeEvents()``.
-    @available(*, deprecated, renamed: "subscribeEvents()")
-    public nonisolated var events: AsyncStream<Event> { subscribeEvents() }
-
     /// How many events each ``subscribeEvents()`` stream buffers for a consumer that has not taken them
     /// yet: 10,000. Past it, the oldest are dropped and counted.
     public static let eventSubscriberBufferLimit = 10_000
