@@ -21,13 +21,12 @@ final class StoreWriter: Sendable {
     private let saveInterval: Duration
     /// Whether the writer keeps the full-text index caught up (``SearchIndex``).
     private let indexesSearch: Bool
-    /// The last failure of an index step, reported once per cause.
-    private let lastIndexFailure = Mutex<String?>(nil)
     private let preparer: BatchPreparer
     /// The next batch, being prepared in the background while the writer commits, and what
     /// starts it (see ``Pipeline``).
     private let pipeline = Mutex(Pipeline())
-    private let onWriteError: (@Sendable (LogStoreError) -> Void)?
+    /// The failures' counts, and which were reported already.
+    private let failureLog: WriteFailureLog
     private let sizeWatch = Mutex<SizeWatch?>(nil)
     /// Whether the last size check found the store past the size at which it is swept (85 % of
     /// its limit): sweep steps then get more of the writer's time than logged events (see
@@ -49,26 +48,12 @@ final class StoreWriter: Sendable {
         /// Runs once the last batch is committed (or given up on), before the thread ends.
         var finalJob: (@Sendable (BatchWriter) -> Void)?
         var isStopped = false
-        var writeErrorCount = 0
-        var lastWriteError: LogStoreError?
-        /// The description of the commit failure last reported to `onWriteError`, until a
-        /// commit succeeds: the same failure round after round is reported once.
-        var lastReportedFailure: String?
         /// Set when a commit found the database damaged: nothing is committed any more, every
         /// event is dropped and counted, and waiting for a commit fails with this at once.
         var damage: LogStoreError?
-        /// Set when the full-text index was found damaged: the writer stops indexing (logging
-        /// goes on; searches report the damage).
-        var isIndexDamaged = false
         /// A caller waits for a commit (a flush, a `.synchronous` call, the exit drain): the
         /// wait after a failed commit ends sooner for it (``waitBeforeRetrying(for:)``).
         var isRetryRequested = false
-        /// Events set aside because they failed to commit on their own (see ``BatchWriter/commitSettingAside``).
-        var rejectedEventCount = 0
-        /// The last failure to measure the store for the size watch, reported once.
-        var lastSizeCheckFailure: String?
-        /// Body files a commit or rollback could not delete (the sweep's orphan scan retries).
-        var blobDeletionFailureCount = 0
         var finalError: LogStoreError?
     }
 
@@ -119,7 +104,7 @@ final class StoreWriter: Sendable {
         self.broadcaster = EventBroadcaster()
         self.saveInterval = configuration.saveInterval
         self.indexesSearch = configuration.isSearchIndexEnabled
-        self.onWriteError = configuration.onWriteError
+        self.failureLog = WriteFailureLog(onWriteError: configuration.onWriteError)
         let roomWaiters = RoomWaiters()
         self.roomWaiters = roomWaiters
         self.preparer = BatchPreparer(
@@ -291,15 +276,11 @@ final class StoreWriter: Sendable {
     var isDamaged: Bool { control.withLock { $0.damage != nil } }
 
     /// Write failures since the store opened, and the latest one.
-    var writeErrors: (count: Int, last: LogStoreError?) {
-        control.withLock { ($0.writeErrorCount, $0.lastWriteError) }
-    }
+    var writeErrors: (count: Int, last: LogStoreError?) { failureLog.failures }
 
     /// Events set aside because they failed to commit on their own, and body files that could
     /// not be deleted, since the store opened.
-    var setAsideCounts: (rejectedEvents: Int, blobDeletionFailures: Int) {
-        control.withLock { ($0.rejectedEventCount, $0.blobDeletionFailureCount) }
-    }
+    var setAsideCounts: (rejectedEvents: Int, blobDeletionFailures: Int) { failureLog.setAside }
 
     /// Drains everything, runs `finally` with the connection (checkpoint), then stops the thread,
     /// and calls `done` on the writer thread as it ends (at once when it already has). Blocks
@@ -425,7 +406,7 @@ final class StoreWriter: Sendable {
     ///
     /// - Returns: whether messages remain unindexed after a step (the caller loops again).
     private func indexSearch(isBusy: Bool) -> Bool {
-        guard indexesSearch, control.withLock({ $0.damage == nil && !$0.isIndexDamaged }) else { return false }
+        guard indexesSearch, !failureLog.isIndexDamaged, control.withLock({ $0.damage == nil }) else { return false }
         return database.withLock { writer -> Bool in
             do {
                 var steps = 0
@@ -434,7 +415,7 @@ final class StoreWriter: Sendable {
                 while true {
                     guard lag > 0, !isBusy || lag > SearchIndex.maximumLag else { return false }
                     let step = try SearchIndex.step(writer)
-                    lastIndexFailure.withLock { $0 = nil }
+                    failureLog.succeeded(.indexStep)
                     steps += 1
                     lag = step.remaining
                     guard step.covered > 0, step.remaining > 0 else { return false }
@@ -447,10 +428,9 @@ final class StoreWriter: Sendable {
                 // stops indexing, not logging; reported once, and searches report it too. Any
                 // other damage a step meets is the database's, as if a commit had met it.
                 let isIndexOnly = (error as? DatabaseError)?.isVirtualTableCorrupt == true
-                if let damage = Self.damage(error, database: writer.connection.path, inSearchIndex: isIndexOnly) {
+                if let damage = DatabaseDamage.error(for: error, database: writer.connection.path, inSearchIndex: isIndexOnly) {
                     if isIndexOnly {
-                        control.withLock { $0.isIndexDamaged = true }
-                        onWriteError?(damage)
+                        failureLog.searchIndexDamaged(damage)
                     } else {
                         reportDamage(damage)
                     }
@@ -458,12 +438,7 @@ final class StoreWriter: Sendable {
                 }
                 // The index only falls behind (searches still read the rest): say so once per
                 // cause, and try again on the next round.
-                let failure = LogStoreError(error)
-                let isNew = lastIndexFailure.withLock { last -> Bool in
-                    defer { last = failure.description }
-                    return last != failure.description
-                }
-                if isNew { onWriteError?(failure) }
+                failureLog.failed(.indexStep, LogStoreError(error))
                 return false
             }
         }
@@ -477,7 +452,7 @@ final class StoreWriter: Sendable {
         }
         let (jobs, flushWaiters, synchronousWaiters, finalError) = control.withLock { control in
             control.isStopped = true
-            if failed { control.finalError = control.lastWriteError }
+            if failed { control.finalError = failureLog.failures.last }
             defer {
                 control.jobs.removeAll()
                 control.flushWaiters.removeAll()
@@ -562,7 +537,7 @@ final class StoreWriter: Sendable {
                     // Counted before the release: once an event is no longer pending, info()
                     // finds it stored, dropped or set aside.
                     reportRejected(rejected)
-                    if let damage = Self.damage(failure.error, database: writer.connection.path, inSearchIndex: false) {
+                    if let damage = DatabaseDamage.error(for: failure.error, database: writer.connection.path, inSearchIndex: false) {
                         drop(failed[...], taken: batch.taken)
                         reportDamage(damage)
                         return .idle
@@ -637,36 +612,13 @@ final class StoreWriter: Sendable {
         buffer.drop(events, releasing: taken)
     }
 
-    /// The store's error for a commit (or, `inSearchIndex`, an index step) that found the
-    /// database damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`), nil for any other failure. Retrying
-    /// cannot repair it: every later attempt would fail alike, each after reading the damaged
-    /// pages again.
-    private static func damage(_ error: any Error, database path: String, inSearchIndex: Bool) -> LogStoreError? {
-        var cause: any Error = error
-        while case LogStoreError.writeFailed(let inner) = cause { cause = inner }
-        if case LogStoreError.database(let inner) = cause { cause = inner }
-        guard let database = cause as? DatabaseError, database.isCorrupt else { return nil }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        let (part, consequence) = inSearchIndex
-            ? ("its full-text index", "it is no longer kept up to date (logging goes on; searches fail)")
-            : ("logs.sqlite", "nothing more is written to it, and what is logged is counted as dropped")
-        return .writeFailed(.storeInvalid(
-            directory,
-            reason: "\(part) is damaged (\(database.message)); \(consequence). Open the store read-only to read "
-                + "what it holds, and move it aside to start a new store"))
-    }
-
     /// Reports the damage once (``Control/damage``), fails the waiters, and has the buffer drop
     /// every event from now on.
     private func reportDamage(_ damage: LogStoreError) {
         guard control.withLock({ $0.damage == nil }) else { return }
         buffer.dropEverything()
-        control.withLock { control in
-            control.damage = damage
-            control.writeErrorCount += 1
-            control.lastWriteError = damage
-        }
-        onWriteError?(damage)
+        control.withLock { $0.damage = damage }
+        failureLog.databaseDamaged(damage)
         failWaiters(upTo: .max, with: damage)
         roomWaiters.wakeAll()
     }
@@ -682,23 +634,18 @@ final class StoreWriter: Sendable {
             size = try watch.storeSize(writer)
         } catch {
             // Without the measure no size sweep starts: say so (once per cause, not per commit).
-            let failure = LogStoreError(error)
-            let isNew = control.withLock { control -> Bool in
-                defer { control.lastSizeCheckFailure = failure.description }
-                return control.lastSizeCheckFailure != failure.description
-            }
-            if isNew { onWriteError?(failure) }
+            failureLog.failed(.sizeCheck, LogStoreError(error))
             return
         }
-        control.withLock { $0.lastSizeCheckFailure = nil }
+        failureLog.succeeded(.sizeCheck)
         isOverLimit.store(size > watch.limit, ordering: .relaxed)
         if size > watch.limit { watch.onOverLimit() }
     }
 
     private func reportCommit(upTo ticket: UInt64) {
         commits.notify()
+        failureLog.committed()
         let (flushWaiters, synchronousWaiters) = control.withLock { control in
-            control.lastReportedFailure = nil
             control.committedTicket = max(control.committedTicket, ticket)
             let committed = control.committedTicket
             let flushWaiters = control.flushWaiters.filter { $0.ticket <= committed }
@@ -720,35 +667,21 @@ final class StoreWriter: Sendable {
     /// Counts and reports the events set aside because they failed on their own.
     private func reportRejected(_ rejected: [BatchWriter.RejectedEvent]) {
         guard !rejected.isEmpty else { return }
-        let errors = rejected.map { Self.writeFailed($0.error) }
-        control.withLock { control in
-            control.rejectedEventCount += rejected.count
-            control.writeErrorCount += rejected.count
-            control.lastWriteError = errors.last
-        }
-        if let onWriteError { for error in errors { onWriteError(error) } }
+        failureLog.eventsRejected(rejected.map { Self.writeFailed($0.error) })
     }
 
     /// Counts and reports body files a transaction's end could not delete (they stay as orphans
     /// for the sweep's scan, which retries).
     private func reportFileDeletionFailures(_ failures: [LogStoreError]) {
-        guard !failures.isEmpty else { return }
-        control.withLock { $0.blobDeletionFailureCount += failures.count }
-        if let onWriteError { for failure in failures { onWriteError(failure) } }
+        failureLog.blobDeletionsFailed(failures)
     }
 
     private func reportFailure(_ error: any Error, upTo ticket: UInt64) {
         let storeError = Self.writeFailed(error)
-        let isNew = control.withLock { control -> Bool in
-            control.writeErrorCount += 1
-            control.lastWriteError = storeError
-            defer { control.lastReportedFailure = storeError.description }
-            return control.lastReportedFailure != storeError.description
-        }
         // The hook first: a `.synchronous` call or a flush that returns with this failure must find
         // it already reported (a caller checks its hook's record once the call is back). The same
         // failure again (a full disk, round after round) was reported already.
-        if isNew { onWriteError?(storeError) }
+        failureLog.commitFailed(storeError)
         failWaiters(upTo: ticket, with: storeError)
     }
 
