@@ -8,8 +8,7 @@ import Testing
 @Suite("Damage reporting")
 struct DamageReportingTests {
     /// The damage comes from outside: Python's sqlite3 module, or the sqlite3 shell (CI installs both).
-    static let hasPython = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        .contains { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }
+    static let hasPython = isOnPath("python3")
     static let hasSQLiteShell = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
 
     /// Damages the database given as its argument under an open writer, from another process:

@@ -9,8 +9,7 @@ struct LayeringTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let hasPython = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        .contains { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }
+    static let hasPython = isOnPath("python3")
 
     @Test(.enabled(if: hasPython, "needs python3"))
     func noFolderUsesOneAboveIt() async throws {

@@ -586,6 +586,22 @@ final class StoreWriter: Sendable {
     /// Puts the events of a failed commit back at the head of the buffer, with those of the
     /// batch prepared meanwhile (newer: they wait behind), releasing what both took.
     private func putBack(_ failed: ArraySlice<LogStore.Event?>, taken: IngestBuffer.Taken) {
+        let (events, taken) = withNextBatch(failed, taken: taken)
+        buffer.putBack(events, releasing: taken)
+    }
+
+    /// Drops the events of a commit that met a damaged database, with those of the batch
+    /// prepared meanwhile, counted as dropped.
+    private func drop(_ failed: ArraySlice<LogStore.Event?>, taken: IngestBuffer.Taken) {
+        let (events, taken) = withNextBatch(failed, taken: taken)
+        buffer.drop(events, releasing: taken)
+    }
+
+    /// The events of a failed commit followed by those of the batch prepared meanwhile, and what
+    /// both took from the buffer.
+    private func withNextBatch(
+        _ failed: ArraySlice<LogStore.Event?>, taken: IngestBuffer.Taken
+    ) -> (events: [LogStore.Event?], taken: IngestBuffer.Taken) {
         var events = Array(failed)
         var taken = taken
         // No preparation may start after this one is taken: it would hold newer events.
@@ -595,21 +611,7 @@ final class StoreWriter: Sendable {
             events += batch.events
             taken = taken + batch.taken
         }
-        buffer.putBack(events, releasing: taken)
-    }
-
-    /// Drops the events of a commit that met a damaged database, with those of the batch
-    /// prepared meanwhile, counted as dropped.
-    private func drop(_ failed: ArraySlice<LogStore.Event?>, taken: IngestBuffer.Taken) {
-        var events = Array(failed)
-        var taken = taken
-        endCommitting()
-        if let next = takeNextBatch() {
-            let batch = next.wait()
-            events += batch.events
-            taken = taken + batch.taken
-        }
-        buffer.drop(events, releasing: taken)
+        return (events, taken)
     }
 
     /// Reports the damage once (``Control/damage``), fails the waiters, and has the buffer drop
