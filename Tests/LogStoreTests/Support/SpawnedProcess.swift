@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 
 /// A child process started with `posix_spawn` (not Foundation's `Process`, which crashed once in
 /// this suite), its standard output and error collected through one pipe, waited for on a thread
@@ -112,4 +114,74 @@ func deletedStoreFilesHeld(under directory: URL) -> [String] {
 func openDescriptorTargets() -> [String] {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
     return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+}
+
+/// Whether an executable of that name is in one of the `PATH`'s directories (a test that needs an
+/// outside tool says so instead of failing where it is missing).
+func isOnPath(_ name: String) -> Bool {
+    (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
+}
+
+/// A child process that runs beside the test (started with `posix_spawn`, as ``SpawnedProcess``),
+/// killed if a test leaves it running. Its standard output goes to `standardOutput` (or nowhere),
+/// its standard error nowhere.
+final class ChildProcess: Sendable {
+    /// The child's pid.
+    let identifier: pid_t
+    private let ended = DispatchSemaphore(value: 0)
+    /// Its exit status (or 128 + the signal), once it ended; -1 before.
+    private let status = Atomic<Int32>(-1)
+
+    init(_ executable: URL, _ arguments: [String], standardOutput: FileHandle? = nil) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardOutput {
+            posix_spawn_file_actions_adddup2(&actions, standardOutput.fileDescriptor, 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw SpawnedProcess.SpawnFailed(code: spawned) }
+        identifier = pid
+        // Reaped on a thread of its own, so the status is there when the semaphore says so.
+        Thread.detachNewThread { [self] in
+            var raw: Int32 = 0
+            while waitpid(identifier, &raw, 0) < 0 && errno == EINTR {}
+            let signal = raw & 0x7f
+            status.store(signal == 0 ? (raw >> 8) & 0xff : 128 + signal, ordering: .releasing)
+            ended.signal()
+        }
+    }
+
+    /// Its exit status once it ends within `seconds` (stretched by ``TimeScale``; waited for off
+    /// the cooperative pool); killed and `nil` when it does not.
+    func waitForExit(seconds: Double) async throws -> Int32? {
+        let ended = self.ended
+        let inTime = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: ended.wait(timeout: .now() + TimeScale.scaled(seconds)) == .success)
+            }
+        }
+        guard inTime else {
+            stop()
+            return nil
+        }
+        ended.signal()
+        return status.load(ordering: .acquiring)
+    }
+
+    func stop() {
+        if status.load(ordering: .acquiring) < 0 { kill(identifier, SIGKILL) }
+    }
 }
