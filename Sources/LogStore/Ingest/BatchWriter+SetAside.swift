@@ -20,14 +20,14 @@ extension BatchWriter {
     /// Whether failures have lasted long enough to look for the event at fault.
     private var mayIsolate: Bool {
         guard failedRounds >= Self.roundsBeforeIsolating, let failingSince else { return false }
-        return ContinuousClock.now - failingSince >= Self.isolationDelay
+        return timer.elapsed() - failingSince >= Self.isolationDelay
     }
 
     /// Records the outcome of a round for ``mayIsolate``.
     func recordRound(failed: Bool) {
         if failed {
             failedRounds += 1
-            if failingSince == nil { failingSince = .now }
+            if failingSince == nil { failingSince = timer.elapsed() }
         } else {
             failedRounds = 0
             failingSince = nil

@@ -51,7 +51,9 @@ final class BatchWriter {
     var onFileDeletionFailures: (([LogStoreError]) -> Void)?
     /// Rounds in a row whose commit failed, and since when (see ``commitSettingAside``).
     var failedRounds = 0
-    var failingSince: ContinuousClock.Instant?
+    var failingSince: Duration?
+    /// The store's timer, which ``failingSince`` is read on.
+    var timer: StoreTimer = .system
     /// Dropped events already reported in a stored notice.
     var reportedDropCount: UInt64 = 0
     /// How many messages the next step of the full-text index covers (``SearchIndex/step(_:)``).

@@ -6,7 +6,8 @@ import Foundation
 struct SizeWatch: Sendable {
     let limit: Int64
     let onOverLimit: @Sendable () -> Void
-    var lastCheck: ContinuousClock.Instant?
+    /// When the last check ran, on the store's ``StoreTimer``.
+    var lastCheck: Duration?
 
     /// At most every 250 ms (each check runs three pragmas and reads one row), sooner for limits
     /// under 64 MB, down to 25 ms: logging at full speed fills a few megabytes a second, a
@@ -16,7 +17,7 @@ struct SizeWatch: Sendable {
     }
 
     /// Whether it is time to check again; notes the check.
-    mutating func isDue(now: ContinuousClock.Instant) -> Bool {
+    mutating func isDue(now: Duration) -> Bool {
         if let lastCheck, now - lastCheck < interval { return false }
         lastCheck = now
         return true

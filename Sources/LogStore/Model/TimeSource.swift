@@ -18,11 +18,24 @@ extension LogStore {
         public var now: @Sendable () -> Date
         /// Waits for a duration of this time source (throws when the waiting task is cancelled).
         public var sleep: @Sendable (Duration) async throws -> Void
+        /// What the store's timers measure and wait with: the system's for a time source made
+        /// from closures (they move dates and the sweep's schedule, not the writer's thread).
+        var timer: StoreTimer = .system
 
         /// A time source reading the time with `now` and waiting with `sleep`.
         public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void) {
             self.now = now
             self.sleep = sleep
+        }
+
+        /// A time source whose timers run on `timer` as well (a test's hand-advanced clock).
+        init(
+            now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void,
+            timer: StoreTimer
+        ) {
+            self.now = now
+            self.sleep = sleep
+            self.timer = timer
         }
 
         /// The system clock and `Task.sleep`.

@@ -39,6 +39,8 @@ public final class NetworkLogger: Sendable {
     /// together. Default: 64 MiB.
     public let maxOpenTaskBytes: Int
     private let state = Mutex(OpenTasks())
+    /// The store's timer, which ``openTaskTimeout`` runs on.
+    private let timer: StoreTimer
 
     /// The open tasks, and their creation order for eviction.
     private struct OpenTasks {
@@ -56,7 +58,8 @@ public final class NetworkLogger: Sendable {
     private struct Entry {
         var record: TaskRecord
         var serial: UInt64
-        var createdAt: ContinuousClock.Instant
+        /// On the store's ``StoreTimer``.
+        var createdAt: Duration
         /// Body bytes this task holds.
         var bytes = 0
     }
@@ -104,6 +107,7 @@ public final class NetworkLogger: Sendable {
         self.maxOpenTasks = max(1, maxOpenTasks)
         self.openTaskTimeout = openTaskTimeout
         self.maxOpenTaskBytes = max(0, maxOpenTaskBytes)
+        self.timer = store.configuration.timeSource.timer
     }
 
     /// Tasks forgotten before they completed (too old, or too many open), since the logger was made.
@@ -118,7 +122,7 @@ public final class NetworkLogger: Sendable {
 
     /// Remembers a new task and forgets the ones past the bounds; `false` when it is known.
     private func insert(_ taskID: UUID, _ record: TaskRecord) -> Bool {
-        let now = ContinuousClock.now
+        let now = timer.elapsed()
         return state.withLock { state -> Bool in
             guard state.tasks[taskID] == nil else { return false }
             state.serial += 1
@@ -135,7 +139,7 @@ public final class NetworkLogger: Sendable {
     /// Forgets the oldest tasks past the bounds. The bytes of `spared` (the task being logged right
     /// now) do not count toward the byte budget: one large body must not push out every other
     /// task, and it is itself held to ``LogStore/Configuration/bodySizeLimit``.
-    private func evict(_ state: inout OpenTasks, now: ContinuousClock.Instant, sparing spared: UUID) {
+    private func evict(_ state: inout OpenTasks, now: Duration, sparing spared: UUID) {
         let sparedBytes = state.tasks[spared]?.bytes ?? 0
         var position = state.head
         while position < state.order.count {
@@ -240,7 +244,7 @@ public final class NetworkLogger: Sendable {
     /// its body buffer is uniquely referenced and a chunk appends instead of copying all the
     /// bytes received so far.
     private func updateOpenTask(_ taskID: UUID, _ change: (inout OpenTask) -> Void) {
-        let now = ContinuousClock.now
+        let now = timer.elapsed()
         state.withLock { state in
             guard var entry = state.tasks.removeValue(forKey: taskID) else { return }
             guard case .open(var task) = entry.record else {

@@ -47,14 +47,17 @@ final class HistoryMerger: Sendable {
     let authorID: Int64
     private let core: StoreCore
     private let writer: StoreWriter
+    /// The store's clock: the retry's wait and the cleanup's schedule.
+    private let timeSource: LogStore.TimeSource
     private let reportError: (@Sendable (LogStoreError) -> Void)?
     private let state = Mutex(State())
 
     init(
         configuration: HistoryConfiguration, authorID: Int64, core: StoreCore, writer: StoreWriter,
-        reportError: (@Sendable (LogStoreError) -> Void)?
+        timeSource: LogStore.TimeSource, reportError: (@Sendable (LogStoreError) -> Void)?
     ) {
         self.configuration = configuration
+        self.timeSource = timeSource
         self.authorID = authorID
         self.core = core
         self.writer = writer
@@ -180,7 +183,7 @@ final class HistoryMerger: Sendable {
             case .caughtUp: await core.commits.wait(after: generation)
             case .noConsumers: return
             case .failed:
-                try? await Task.sleep(for: delay)  // cancelled: the loop ends just after
+                try? await timeSource.sleep(delay)  // cancelled: the loop ends just after
                 delay = min(delay * 2, Self.longestRetryDelay)
             }
         }
@@ -255,7 +258,8 @@ final class HistoryMerger: Sendable {
     /// then cleans up as the strategy asks, in a transaction of its own, so a failed cleanup
     /// (reported) does not undo the merge.
     private func advance(to seq: Int64, clearing gaps: [HistoryEntity: Int], counts: Bool) async throws {
-        let cleanup = try await writer.perform(ordered: false) { [authorID, configuration] writer -> Result<Void, any Error> in
+        let cleanup = try await writer.perform(ordered: false) {
+            [authorID, configuration, timeSource] writer -> Result<Void, any Error> in
             let merges = try writer.transaction {
                 try HistoryAuthors.advance(authorID, to: seq, on: writer.connection, countsMerge: counts)
                 try HistoryReader.clear(gaps, authorID: authorID, on: writer.connection)
@@ -263,6 +267,7 @@ final class HistoryMerger: Sendable {
                     "SELECT merges FROM history_authors WHERE id = ?", [.integer(authorID)]) ?? 0
             }
             guard counts else { return .success(()) }
+            let now = timeSource.now()
             return Result {
                 try writer.transaction {
                     switch configuration.cleanStrategy {
@@ -272,14 +277,14 @@ final class HistoryMerger: Sendable {
                         guard merges % Int64(max(1, every)) == 0 else { return }
                     case .byDuration(let interval):
                         if let last = try HistoryCleanup.lastCleanup(on: writer.connection),
-                            Date().timeIntervalSince(last) < interval.seconds
+                            now.timeIntervalSince(last) < interval.seconds
                         {
                             return
                         }
                     }
                     _ = try HistoryCleanup.clean(
                         required: configuration.requiredAuthors, upTo: HistoryCleanup.changesPerStep,
-                        on: writer.connection)
+                        on: writer.connection, at: now)
                 }
             }
         }

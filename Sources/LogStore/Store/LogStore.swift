@@ -92,7 +92,7 @@ public actor LogStore {
             if let history = configuration.history, let authorID = opened.historyAuthorID {
                 self.historyMerger = HistoryMerger(
                     configuration: history, authorID: authorID, core: opened.core, writer: writer,
-                    reportError: configuration.onWriteError)
+                    timeSource: configuration.timeSource, reportError: configuration.onWriteError)
             } else {
                 self.historyMerger = nil
             }
