@@ -82,7 +82,14 @@ struct KilledWriterTests {
                 if files.count >= 3 { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            try await Task.sleep(for: .milliseconds(1_500))
+            // and until a reader sees some of the tasks committed: killed mid-run, with bodies
+            // both committed and in flight.
+            try await waitFor(seconds: 30) {
+                let reader = try await LogStore(storeURL: url, options: [.readonly])
+                let tasks = try await reader.info().taskCount
+                try await reader.close()
+                return tasks >= 50
+            }
             #expect(child.isRunning, "the child finished before it could be killed")
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()

@@ -71,9 +71,9 @@ struct HistoryMergeHookTests {
                 await worker.removeMergeHook(id: first)
                 server.storeMessage(label: "app", level: .info, message: "two")
                 try await server.flush()
-                // Time for the loop to notice the commit, find no consumer and wait again: the
-                // state the bug needed (the assertion below holds whether or not it got there).
-                try await Task.sleep(for: .milliseconds(300))
+                // The state the bug needed: the loop noticed the commit, found no consumer and
+                // ended, so the next consumer has to start it again.
+                try await waitFor { worker.historyMerger?.isLoopRunning == false }
                 let batches = CallLog<HistoryBatch>()
                 _ = await worker.registerMergeHook { batch in batches.append(batch); return .goOn }
                 let delivered = try await batches.wait(for: 1, seconds: 10)

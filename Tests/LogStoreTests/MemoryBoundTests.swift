@@ -1,5 +1,5 @@
 import Foundation
-import LogStore
+@testable import LogStore
 import Testing
 
 @Suite("Memory bounds")
@@ -126,13 +126,19 @@ struct MemoryBoundTests {
     }
 
     @Test func networkLoggerForgetsTasksThatNeverCompleteByAge() async throws {
-        try await withTemporaryStore { store, _ in
-            let logger = NetworkLogger(store: store, openTaskTimeout: .milliseconds(50))
+        let clock = ManualClock()
+        var configuration = LogStore.Configuration()
+        configuration.timeSource = clock.timeSource
+        try await withTemporaryStore(configuration: configuration) { store, _ in
+            let logger = NetworkLogger(store: store, openTaskTimeout: .seconds(3_600))
             logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: URL(string: "https://a.example/old")))
-            try await Task.sleep(for: .milliseconds(120))
+            clock.advance(by: .seconds(3_599))
+            logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: URL(string: "https://a.example/middle")))
+            #expect(logger.evictedTaskCount == 0)
+            clock.advance(by: .seconds(2))
             logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: URL(string: "https://a.example/new")))
             #expect(logger.evictedTaskCount == 1)
-            #expect(logger.openTaskCount == 1)
+            #expect(logger.openTaskCount == 2)
         }
     }
 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import LogStore
+@testable import LogStore
 import Testing
 
 @Suite("Sessions")
@@ -180,9 +180,9 @@ struct SessionTests {
             try await held.waitUntilHeld()
             store.storeMessage(label: "app", level: .info, message: "waiting in the buffer")
             let removal = Task { try await store.removeAll() }
-            // Give the removal time to queue its work; releasing the writer earlier would only
-            // make this test pass without proving anything, never fail it.
-            try await Task.sleep(for: .milliseconds(100))
+            // The removal's work is queued behind the held batch before the writer goes on:
+            // the order this test is about.
+            try await waitFor { (store.core.writer?.jobs.count ?? 0) > 0 }
             held.release()
             try await flush.value
             try await removal.value

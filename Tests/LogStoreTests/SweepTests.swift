@@ -649,8 +649,11 @@ struct SweepTests {
                 }
             }
             try await store.flush()
-            let sweeping = Task { try await store.sweep() }
-            try await Task.sleep(for: .milliseconds(30))
+            // Closed once the sweep has begun (its first progress report), not after a guess at
+            // how long it takes to begin.
+            let begun = Recorder(false)
+            let sweeping = Task { try await store.sweep(progress: { _ in begun.update { $0 = true } }) }
+            try await waitFor { begun.current }
             try await store.close()
             let manifest = url.appendingPathComponent("manifest.json")
             let atClose = try Data(contentsOf: manifest)

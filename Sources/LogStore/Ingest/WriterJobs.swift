@@ -51,6 +51,9 @@ final class WriterJobs: Sendable {
     /// Whether any job waits.
     var isEmpty: Bool { state.withLock { $0.jobs.isEmpty } }
 
+    /// How many jobs wait (a test waits for its call to be queued instead of sleeping).
+    var count: Int { state.withLock { $0.jobs.count } }
+
     /// Takes the ordered jobs, leaving the unordered ones queued; `nil` when no job at all waits.
     func takeOrdered() -> [Job]? {
         state.withLock { state -> [Job]? in

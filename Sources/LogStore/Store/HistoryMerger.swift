@@ -160,6 +160,9 @@ final class HistoryMerger: Sendable {
         case noConsumers
     }
 
+    /// Whether the merge loop runs (it ends when no consumer is left, and the next one starts it).
+    var isLoopRunning: Bool { state.withLock { $0.loop != nil } }
+
     private var isStopped: Bool { Task.isCancelled || core.commits.isFinished }
 
     private func run() async {
