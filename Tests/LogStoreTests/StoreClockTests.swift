@@ -24,10 +24,12 @@ struct StoreClockTests {
         configuration.saveInterval = .seconds(3_600)
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "app", level: .info, message: "one")
+            // The writer's wait began (a wait begun after an advance would not see it).
+            try await clock.waitForWaits()
             clock.advance(by: .seconds(3_599))
             #expect(try await Self.committedMessages(store) == 0)
             clock.advance(by: .seconds(2))
-            try await waitFor(seconds: 10) { try await Self.committedMessages(store) == 1 }
+            try await waitFor(seconds: 30) { try await Self.committedMessages(store) == 1 }
         }
     }
 
@@ -42,8 +44,10 @@ struct StoreClockTests {
             store.storeMessage(createdAt: clock.now, label: "app", level: .info, message: "new")
             try await store.flush()
             #expect(try await store.info().lastSweep == nil)
+            // The writer waits, and so does the schedule (its first sleep, the sweep delay).
+            try await clock.waitForWaits(2)
             clock.advance(by: .seconds(601))
-            try await waitFor(seconds: 10) { try await store.info().lastSweep != nil }
+            try await waitFor(seconds: 30) { try await store.info().lastSweep != nil }
             let sweep = try #require(try await store.info().lastSweep)
             #expect(sweep.trigger == .schedule)
             #expect(sweep.date == clock.now)
@@ -64,17 +68,29 @@ struct StoreClockTests {
 
     @Test func closingEndsWaitsTheClockWouldNeverEnd() async throws {
         // Nothing advances the clock: the writer's save interval, the schedule's sleep and the
-        // merge loop's waits must all end when the store closes.
+        // merge loop's retry (its hook throws) must all end when the store closes.
+        struct HookFailure: Error {}
         let clock = ManualClock()
-        var configuration = Self.configuration(clock)
+        var configuration = historyConfiguration("app", includesOwnChanges: true)
+        configuration.timeSource = clock.timeSource
         configuration.saveInterval = .seconds(3_600)
         let closing = configuration
-        try await withinTimeLimit(seconds: 20) {
+        try await withinTimeLimit(seconds: 60) {
             try await withTemporaryStore(options: [.create, .sweep], configuration: closing) { store, _ in
                 store.storeMessage(label: "app", level: .info, message: "kept at close")
                 try await store.flush()
+                let calls = CallLog<Int>()
+                _ = await store.registerMergeHook { _ in
+                    calls.append(1)
+                    throw HookFailure()
+                }
+                try await calls.wait(for: 1)
+                // The writer, the schedule and the merge loop's retry all wait on the clock.
+                try await clock.waitForWaits(3)
                 #expect(try await Self.committedMessages(store) == 1)
             }
         }
+        // Every wait ended with the close (woken or cancelled), none by the clock.
+        #expect(clock.pendingWaits == 0)
     }
 }

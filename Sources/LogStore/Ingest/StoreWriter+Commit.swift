@@ -149,8 +149,9 @@ extension StoreWriter {
     func reportDamage(_ damage: LogStoreError) {
         guard tickets.damage == nil else { return }
         buffer.dropEverything()
-        guard tickets.recordDamage(damage) else { return }
+        // The hook first: a flush failed by the damage must find it already reported.
         failureLog.databaseDamaged(damage)
+        _ = tickets.recordDamage(damage)
         tickets.fail(upTo: .max, with: damage)
         roomWaiters.wakeAll()
     }

@@ -52,7 +52,7 @@ extension LogStore {
         public var sweepDelay: Duration = .seconds(10)
 
         /// The store's clock: the sweep's age cut-off and schedule, and the history merge's
-        /// cleanup schedule and retries. Default: ``TimeSource/system``.
+        /// cleanup schedule. Default: ``TimeSource/system``.
         public var timeSource: TimeSource = .system
 
         /// Whether blobs are zlib-compressed (kept compressed only when that is smaller).

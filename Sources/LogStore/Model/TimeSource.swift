@@ -2,7 +2,7 @@ public import Foundation
 
 extension LogStore {
     /// Where the store reads the time for the sweep's age cut-off and schedule and the history
-    /// merge's cleanup schedule, and how it waits between sweeps and between the merge's retries. The default is the system clock; tests (or a simulation) can run the
+    /// merge's cleanup schedule, and how it waits between sweeps. The default is the system clock; tests (or a simulation) can run the
     /// schedule faster, or move "now", without sleeping through real hours.
     ///
     /// ```swift

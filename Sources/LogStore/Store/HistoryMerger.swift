@@ -47,7 +47,8 @@ final class HistoryMerger: Sendable {
     let authorID: Int64
     private let core: StoreCore
     private let writer: StoreWriter
-    /// The store's clock: the retry's wait and the cleanup's schedule.
+    /// The store's clock: the cleanup's schedule reads its dates, the retry waits on its timer
+    /// (real time unless a test's clock: a sped-up date source must not hammer a failing hook).
     private let timeSource: LogStore.TimeSource
     private let reportError: (@Sendable (LogStoreError) -> Void)?
     private let state = Mutex(State())
@@ -186,7 +187,7 @@ final class HistoryMerger: Sendable {
             case .caughtUp: await core.commits.wait(after: generation)
             case .noConsumers: return
             case .failed:
-                try? await timeSource.sleep(delay)  // cancelled: the loop ends just after
+                try? await timeSource.timer.sleep(delay)  // cancelled: the loop ends just after
                 delay = min(delay * 2, Self.longestRetryDelay)
             }
         }

@@ -31,6 +31,15 @@ final class ManualClock: Sendable {
     /// The clock's date.
     var now: Date { start.addingTimeInterval(elapsed.seconds) }
 
+    /// How many waits (a thread's or a task's) the clock holds now.
+    var pendingWaits: Int { state.withLock { $0.threadWaits.count + $0.sleeps.count } }
+
+    /// Waits (at most `seconds`, in real time) until the clock holds at least `count` waits: a
+    /// wait begun after an advance would not see it, so a test advances once the store waits.
+    func waitForWaits(_ count: Int = 1, seconds: Double = 30) async throws {
+        try await waitFor(seconds: seconds) { self.pendingWaits >= count }
+    }
+
     /// Moves the clock forward, waking every wait whose deadline it passes.
     func advance(by duration: Duration) {
         let (threads, tasks) = state.withLock { state in
@@ -53,7 +62,8 @@ final class ManualClock: Sendable {
             sleep: { [self] duration in try await sleep(for: duration) },
             timer: StoreTimer(
                 elapsed: { [self] in elapsed },
-                wait: { [self] semaphore, timeout in wait(semaphore, timeout: timeout) }))
+                wait: { [self] semaphore, timeout in wait(semaphore, timeout: timeout) },
+                sleep: { [self] duration in try await sleep(for: duration) }))
     }
 
     /// Suspends until the clock has been advanced by `duration`, or the task is cancelled (the
@@ -90,7 +100,8 @@ final class ManualClock: Sendable {
             state.threadWaits.append((deadline, semaphore))
             return deadline
         }
-        guard let deadline else { return false }
+        // No time to wait: a signal already there is taken, as the system's wait does.
+        guard let deadline else { return semaphore.wait(timeout: .now()) == .success }
         semaphore.wait()
         let passed = state.withLock { state -> Bool in
             let passed = state.elapsed >= deadline
