@@ -60,8 +60,8 @@ struct ExportBenchmark {
         let html: (seconds: Double, cpuSeconds: Double, bytes: Int64)
         do {
             html = try await export(store, .html, options: options)
-        } catch LogStoreError.invalidArgument(let reason) {
-            print("export: export.html_s not available (\(reason)); the text export of the same \(count) messages "
+        } catch let error as LogStoreError where error.kind == .invalidArgument {
+            print("export: export.html_s not available (\(error.reason ?? error.description)); the text export of the same \(count) messages "
                 + String(format: "took %.3f s (%.3f s of CPU)", text.seconds, text.cpuSeconds))
             return []
         }

@@ -40,16 +40,18 @@ struct Failure {
         switch error {
         case let failure as CommandFailure:
             self.init(message: failure.description, status: failure.status)
-        case LogStoreError.fileDoesntExist(let url):
-            if let storePath, URL(fileURLWithPath: storePath).standardized.path == url.standardized.path {
-                self.init(message: Self.noStore(url.path), status: ExitStatus.notFound)
-            } else {
-                // Another path the work needed (the library says "store" for every missing
-                // path): name it for what it is not known to be.
-                self.init(message: "\(Format.escaped(url.path)) does not exist", status: ExitStatus.notFound)
-            }
         case let error as LogStoreError:
-            self.init(error)
+            if error.kind == .fileDoesntExist, let url = error.url {
+                if let storePath, URL(fileURLWithPath: storePath).standardized.path == url.standardized.path {
+                    self.init(message: Self.noStore(url.path), status: ExitStatus.notFound)
+                } else {
+                    // Another path the work needed (the library says "store" for every missing
+                    // path): name it for what it is not known to be.
+                    self.init(message: "\(Format.escaped(url.path)) does not exist", status: ExitStatus.notFound)
+                }
+            } else {
+                self.init(error)
+            }
         default:
             self.init(message: String(describing: error), status: ExitStatus.failure)
         }
@@ -67,24 +69,21 @@ struct Failure {
     }
 
     private init(_ error: LogStoreError) {
-        switch error {
-        case .storeInvalid(let url, let reason):
+        if error.kind == .storeInvalid, let url = error.url, let reason = error.reason {
             self.init(
                 message: "\(Format.escaped(url.path)) is not a store LogStore can open (\(Format.escaped(reason))): "
                     + "give a *.logstore directory or a *.lsarchive file",
                 status: ExitStatus.failure)
-        case .unsupportedVersion:
+        } else if error.kind == .unsupportedVersion {
             self.init(
                 message: "\(Format.escaped(error.description)); a newer logstore reads it (logstore --version prints this one's)",
                 status: ExitStatus.failure)
-        default:
-            if error.databaseError?.isBusy == true {
-                self.init(
-                    message: "\(Format.escaped(error.description)): another process holds the store busy; try again in a moment",
-                    status: ExitStatus.busy)
-            } else {
-                self.init(message: Format.escaped(error.description), status: ExitStatus.failure)
-            }
+        } else if error.databaseError?.isBusy == true {
+            self.init(
+                message: "\(Format.escaped(error.description)): another process holds the store busy; try again in a moment",
+                status: ExitStatus.busy)
+        } else {
+            self.init(message: Format.escaped(error.description), status: ExitStatus.failure)
         }
     }
 }

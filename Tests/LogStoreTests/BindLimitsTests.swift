@@ -71,7 +71,7 @@ struct BindLimitsTests {
             store.storeMessage(label: "bind", level: .info, message: "with metadata",
                                metadata: ["payload": .string(String(repeating: "m", count: 100_000))])
             let error = await #expect(throws: LogStoreError.self) { try await store.flush() }
-            guard case .writeFailed(let cause)? = error, let cause = cause.databaseError else {
+            guard let error, error.kind == .writeFailed, let cause = error.writeFailedCause?.databaseError else {
                 Issue.record("expected writeFailed(DatabaseError), got \(String(describing: error))")
                 return
             }

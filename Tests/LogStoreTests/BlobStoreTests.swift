@@ -573,7 +573,7 @@ private func expectDamage(
     _ fixture: BlobFixture, _ key: SHA1.Digest, sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     let error = #expect(throws: LogStoreError.self, sourceLocation: sourceLocation) { try fixture.read(key.hex) }
-    guard case .storeInvalid(_, let reason)? = error else {
+    guard let error, error.kind == .storeInvalid, let reason = error.reason else {
         Issue.record("expected storeInvalid, got \(String(describing: error))", sourceLocation: sourceLocation)
         return
     }

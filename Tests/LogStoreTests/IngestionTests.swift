@@ -421,7 +421,7 @@ struct IngestionTests {
             for i in 0..<200 { store.storeMessage(label: "disk", level: .info, message: "\(i) \(text)") }
 
             let error = await #expect(throws: LogStoreError.self) { try await store.flush() }
-            guard case .writeFailed(let cause)? = error else {
+            guard let error, error.kind == .writeFailed, let cause = error.writeFailedCause else {
                 Issue.record("expected writeFailed, got \(String(describing: error))")
                 return
             }

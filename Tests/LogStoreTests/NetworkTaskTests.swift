@@ -316,7 +316,7 @@ struct NetworkTaskTests {
             obstacle.update { $0 = blobs }
             store.storeRequest(NetworkRequest(url: Self.url), response: nil, error: nil, data: Data(count: 40_000))
             let error = await #expect(throws: LogStoreError.self) { try await store.flush() }
-            guard case .writeFailed(let cause)? = error else {
+            guard let error, error.kind == .writeFailed, let cause = error.writeFailedCause else {
                 Issue.record("expected writeFailed, got \(String(describing: error))")
                 return
             }

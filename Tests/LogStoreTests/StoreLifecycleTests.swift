@@ -45,7 +45,7 @@ struct StoreLifecycleTests {
                 let error = await #expect(throws: LogStoreError.self) {
                     try await LogStore(storeURL: url, options: options)
                 }
-                guard case .fileDoesntExist(let reported) = error else {
+                guard let error, error.kind == .fileDoesntExist, let reported = error.url else {
                     Issue.record("expected fileDoesntExist for \(options), got \(String(describing: error))")
                     continue
                 }
@@ -422,7 +422,9 @@ struct StoreLifecycleTests {
                 let error = await #expect(throws: LogStoreError.self) {
                     try await LogStore(storeURL: url, options: options)
                 }
-                guard case .unsupportedVersion(let found, let supported) = error else {
+                guard let error, error.kind == .unsupportedVersion,
+                    let found = error.foundVersion, let supported = error.supportedVersion
+                else {
                     Issue.record("expected unsupportedVersion for \(options), got \(String(describing: error))")
                     continue
                 }
@@ -488,7 +490,7 @@ struct StoreLifecycleTests {
             // Opening for writing fails with a typed error naming the file and the OS's reason
             // instead of crashing or half-opening. (SQLite cannot create the WAL.)
             let error = await #expect(throws: LogStoreError.self) { try await LogStore(storeURL: url) }
-            guard case .fileSystem(let file, _, let code)? = error else {
+            guard let error, error.kind == .fileSystem, let file = error.url, let code = error.errno else {
                 Issue.record("expected a file-system error, got \(String(describing: error))")
                 return
             }

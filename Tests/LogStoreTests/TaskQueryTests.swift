@@ -170,7 +170,7 @@ struct TaskQueryTests {
                     let found = try await store.tasks(TaskQuery(urlText: .fts5(text), limit: 100)).tasks
                     #expect(try await store.count(TaskQuery(urlText: .fts5(text))) == found.count, "\(text)")
                 } catch let error as LogStoreError {
-                    guard case .invalidArgument(let reason) = error else {
+                    guard error.kind == .invalidArgument, let reason = error.reason else {
                         Issue.record("\(text): \(error)")
                         continue
                     }
@@ -193,7 +193,8 @@ struct TaskQueryTests {
             do {
                 _ = try await store.tasks(TaskQuery(urlText: .fts5("orders AND")))
                 Issue.record("expected an invalid argument")
-            } catch LogStoreError.invalidArgument(let reason) {
+            } catch let error as LogStoreError where error.kind == .invalidArgument {
+                let reason = error.reason ?? ""
                 #expect(reason.contains("fts5: syntax error"), "\(reason)")
                 #expect(reason.contains("orders AND"))
             }

@@ -52,13 +52,13 @@ extension LogStore {
 
         /// Sets up the zlib stream.
         ///
-        /// - Throws: ``LogStoreError/unexpected(_:)`` naming zlib's failure when it cannot
+        /// - Throws: ``LogStoreError/unexpected(_:cause:)`` with zlib's failure when it cannot
         ///   allocate its state.
         public init() throws(LogStoreError) {
             do {
                 compressor = try ZlibCompressor(level: ZlibCompressor.defaultLevel)
             } catch {
-                throw .unexpected("zlib: \(error)")
+                throw .unexpected("zlib", cause: error)
             }
         }
 
@@ -66,14 +66,14 @@ extension LogStore {
         /// it smaller (the store then keeps the body as it is): empty and tiny bodies, or bodies
         /// that are already compressed (images, archives, gzip-encoded data).
         ///
-        /// - Throws: ``LogStoreError/unexpected(_:)`` naming zlib's failure (not expected once
+        /// - Throws: ``LogStoreError/unexpected(_:cause:)`` with zlib's failure (not expected once
         ///   `init` succeeded).
         public func compress(_ body: some ContiguousBytes) throws(LogStoreError) -> [UInt8]? {
             let isSmaller: Bool
             do {
                 isSmaller = try body.withUnsafeBytes { raw in try compressor.compressIfSmaller(raw, into: &buffer) }
             } catch {
-                throw .unexpected("zlib: \(error)")
+                throw .unexpected("zlib", cause: error)
             }
             defer {
                 if buffer.capacity > 1 << 20 { buffer = [] }  // do not pin one huge body's output

@@ -109,14 +109,13 @@ extension BatchWriter {
         case let error as DatabaseError:
             return error.failsEveryStatement
         case let error as LogStoreError:
-            switch error {
-            case .database(let cause): return failsEverything(cause)
-            case .writeFailed(let cause): return failsEverything(cause)
+            switch error.kind {
+            case .database, .writeFailed: return error.underlyingError.map(failsEverything) ?? false
             // A body file that cannot be written because the store's directory fails (full, out of
             // descriptors or memory, read-only, removed, wrong permissions, I/O) fails every other
             // body the same way, so none is set aside for it; other errors (a file too large, a
             // name in the way) are one body's own.
-            case .fileSystem(_, _, let code): return Self.directoryFailures.contains(code)
+            case .fileSystem: return error.errno.map(Self.directoryFailures.contains) ?? false
             default: return false
             }
         default:

@@ -7,10 +7,8 @@ enum DatabaseDamage {
     /// cannot repair it: every later attempt would fail alike, each after reading the damaged
     /// pages again.
     static func error(for error: any Error, database path: String, inSearchIndex: Bool) -> LogStoreError? {
-        var cause: any Error = error
-        while case LogStoreError.writeFailed(let inner) = cause { cause = inner }
-        if case LogStoreError.database(let inner) = cause { cause = inner }
-        guard let database = cause as? DatabaseError, database.isCorrupt else { return nil }
+        let database = (error as? LogStoreError)?.databaseError ?? error as? DatabaseError
+        guard let database, database.isCorrupt else { return nil }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         let (part, consequence) = inSearchIndex
             ? ("its full-text index", "it is no longer kept up to date (logging goes on; searches fail)")

@@ -123,7 +123,7 @@ extension LogStore {
             do {
                 return try BlobRows.body(forKey: key, connection: connection, files: files, location: location, maxSize: limit)
             } catch let error as LogStoreError {
-                if forgivingRemovedFiles, case .storeInvalid = error, let digest = SHA1.Digest(hex: key),
+                if forgivingRemovedFiles, error.kind == .storeInvalid, let digest = SHA1.Digest(hex: key),
                     files?.isMissing(digest) == true
                 {
                     return nil

@@ -289,7 +289,8 @@ final class StoreCore: Sendable {
         let message: String
         switch error {
         case let error as DatabaseError where error.isCorrupt: message = "the database is damaged (\(error.message))"
-        case LogStoreError.database(let error) where error.isCorrupt: message = "the database is damaged (\(error.message))"
+        case let error as LogStoreError where error.kind == .database && error.databaseError?.isCorrupt == true:
+            message = "the database is damaged (\(error.databaseError?.message ?? ""))"
         case let error as SearchFailure.DamagedIndex: message = "its full-text index is damaged (\(error.message))"
         default: return Self.reported(error)
         }

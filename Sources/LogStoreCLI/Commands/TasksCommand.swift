@@ -60,9 +60,9 @@ enum TasksCommand: Command {
         let page: TaskPage
         do {
             page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.tasks(query) }
-        } catch LogStoreError.invalidArgument(let reason) where query.urlText?.syntax == .fts5 {
+        } catch let error as LogStoreError where error.kind == .invalidArgument && query.urlText?.syntax == .fts5 {
             // FTS5 refused the query the user typed: a usage error, not a failing store.
-            throw UsageError(message: "--fts: \(reason)")
+            throw UsageError(message: "--fts: \(error.reason ?? error.description)")
         }
 
         if arguments.flag("json") {
