@@ -87,7 +87,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         } catch ZlibError.outputLimitExceeded {
             throw damaged("database chunk \(index) decompresses to more than the \(entry.size) bytes its record says")
         } catch let error as ZlibError {
-            throw damaged("database chunk \(index) is not valid zlib data (\(error))")
+            throw LogStoreError.storeInvalid(url, reason: "database chunk \(index) is not valid zlib data (\(error))", cause: error)
         }
     }
 
@@ -204,7 +204,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         do {
             info = try StoreJSON.decoder.decode(ArchiveInfo.self, from: Data(json.utf8))
         } catch {
-            throw invalid("its info record is not valid (\(error))")
+            throw invalid("its info record is not valid (\(error))").keeping(cause: error)
         }
         try check(info, format: format, limits: limits, invalid: invalid)
         return info
@@ -291,9 +291,10 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         do {
             return try body()
         } catch let error as DatabaseError where error.isCorrupt {
-            throw LogStoreError.storeInvalid(url, reason: "\(what) is damaged (\(error.message))")
+            throw LogStoreError.storeInvalid(url, reason: "\(what) is damaged (\(error.message))", cause: error)
         } catch let error as DatabaseError where error.isTooBig {
-            throw LogStoreError.storeInvalid(url, reason: "\(what) holds a value larger than its limits allow (\(error.message))")
+            throw LogStoreError.storeInvalid(
+                url, reason: "\(what) holds a value larger than its limits allow (\(error.message))", cause: error)
         } catch let error as DatabaseError where error.isCannotOpen {
             throw LogStoreError.fileSystem(url, operation: "open", errno: error.systemErrno)
         } catch let error as DatabaseError {

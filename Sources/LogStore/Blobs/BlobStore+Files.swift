@@ -214,7 +214,7 @@ extension BlobStore {
             } catch ZlibError.outputLimitExceeded {
                 throw invalid("it decompresses to more than the \(row.decompressedSize) bytes its row records")
             } catch let error as ZlibError {
-                throw invalid("its compressed bytes are damaged (\(error))")
+                throw invalid("its compressed bytes are damaged (\(error))").keeping(cause: error)
             }
             guard body.count == row.decompressedSize else {
                 throw invalid("it decompresses to \(body.count) bytes, its row records \(row.decompressedSize)")

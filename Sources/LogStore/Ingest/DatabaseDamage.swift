@@ -16,6 +16,7 @@ enum DatabaseDamage {
         return .writeFailed(.storeInvalid(
             directory,
             reason: "\(part) is damaged (\(database.message)); \(consequence). Open the store read-only to read "
-                + "what it holds, and move it aside to start a new store"))
+                + "what it holds, and move it aside to start a new store",
+            cause: database))
     }
 }

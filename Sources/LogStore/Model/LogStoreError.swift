@@ -178,6 +178,15 @@ public struct LogStoreError: Error, Sendable, Equatable, CustomStringConvertible
         LogStoreError(detail: .unexpected(what, cause: cause))
     }
 
+    /// This ``storeInvalid(_:reason:)`` error with `cause` kept as its ``underlyingError``, for
+    /// a site that gets its error from a closure taking only the reason (`invalid: (String) ->
+    /// LogStoreError`) and names the cause in that reason already. Any other kind is returned
+    /// as it is: its text would change (``unexpected(_:cause:)`` appends its cause).
+    func keeping(cause: any Error) -> LogStoreError {
+        guard case .storeInvalid(let url, let reason, _) = detail else { return self }
+        return LogStoreError(detail: .storeInvalid(url, reason: reason, cause: cause))
+    }
+
     // MARK: Matching
 
     /// Errors are equal when they are of the same ``kind``: `.closed == .closed`, and any two

@@ -35,7 +35,7 @@ struct Manifest: Codable, Sendable, Equatable {
         do {
             manifest = try StoreJSON.decoder.decode(Manifest.self, from: data)
         } catch {
-            throw LogStoreError.storeInvalid(directory, reason: "manifest.json is not a valid manifest (\(error))")
+            throw LogStoreError.storeInvalid(directory, reason: "manifest.json is not a valid manifest (\(error))", cause: error)
         }
         guard manifest.version.major <= LogStore.Version.store.major else {
             throw LogStoreError.unsupportedVersion(found: manifest.version, supported: .store)

@@ -286,17 +286,22 @@ final class StoreCore: Sendable {
     /// `SQLITE_NOTADB`, a damaged full-text index) as ``LogStoreError/storeInvalid(_:reason:)``
     /// naming this store, or the archive it was opened from: the file is at fault, not the call.
     func reported(_ error: any Error) -> any Error {
+        // SQLite's error as it was thrown, or inside the store's `database` error.
+        let database = error as? DatabaseError
+            ?? (error as? LogStoreError).flatMap { $0.kind == .database ? $0.databaseError : nil }
         let message: String
-        switch error {
-        case let error as DatabaseError where error.isCorrupt: message = "the database is damaged (\(error.message))"
-        case let error as LogStoreError where error.kind == .database && error.databaseError?.isCorrupt == true:
-            message = "the database is damaged (\(error.databaseError?.message ?? ""))"
-        case let error as SearchFailure.DamagedIndex: message = "its full-text index is damaged (\(error.message))"
-        default: return Self.reported(error)
+        let cause: any Error
+        if let database, database.isCorrupt {
+            (message, cause) = ("the database is damaged (\(database.message))", database)
+        } else if let damage = error as? SearchFailure.DamagedIndex {
+            (message, cause) = ("its full-text index is damaged (\(damage.message))", damage)
+        } else {
+            return Self.reported(error)
         }
-        if let archive { return LogStoreError.storeInvalid(archive.file.url, reason: message) }
+        if let archive { return LogStoreError.storeInvalid(archive.file.url, reason: message, cause: cause) }
         return LogStoreError.storeInvalid(
-            directory, reason: "\(message). Open it read-only to read what it holds, and move it aside to start a new store")
+            directory, reason: "\(message). Open it read-only to read what it holds, and move it aside to start a new store",
+            cause: cause)
     }
 
     var databaseURL: URL { StoreFiles.databaseURL(in: directory) }

@@ -409,7 +409,7 @@ enum StoreOpener {
     /// Turns SQLite's "not a database" and "cannot open" into store errors that name the file.
     /// SQLite's "not a database" / "malformed" as the store reports it.
     private static func corruption(_ error: DatabaseError, in directory: URL) -> LogStoreError {
-        .storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))")
+        .storeInvalid(directory, reason: "logs.sqlite is not a valid SQLite database (\(error.message))", cause: error)
     }
 
     private static func translate<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
