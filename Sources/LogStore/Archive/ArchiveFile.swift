@@ -87,7 +87,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         } catch ZlibError.outputLimitExceeded {
             throw damaged("database chunk \(index) decompresses to more than the \(entry.size) bytes its record says")
         } catch let error as ZlibError {
-            throw LogStoreError.storeInvalid(url, reason: "database chunk \(index) is not valid zlib data (\(error))", cause: error)
+            throw damaged("database chunk \(index) is not valid zlib data (\(error))").keeping(cause: error)
         }
     }
 
