@@ -50,8 +50,15 @@ let package = Package(
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
-            ]
+            ],
+            // The HTML viewer's script and style are .js and .css files, compiled in as string
+            // constants (no resource bundle: the library must work as a bare binary).
+            exclude: ["Export/HTML/HTMLPageScript.js", "Export/HTML/HTMLPageStyle.css"],
+            plugins: ["EmbedViewerAssets"]
         ),
+        // Build-time only: turns those files into Swift (EmbedText writes it, the plugin runs it).
+        .executableTarget(name: "EmbedText"),
+        .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["EmbedText"]),
         .target(
             name: "LogStoreHummingbird",
             dependencies: [
@@ -115,7 +122,8 @@ let package = Package(
 )
 
 // Strict settings for every Swift target, set once.
-for target in package.targets where target.type != .system && target.name != "CBenchBaseline" {
+for target in package.targets
+    where target.type != .system && target.type != .plugin && target.name != "CBenchBaseline" {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
