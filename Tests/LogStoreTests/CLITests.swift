@@ -832,18 +832,6 @@ import Testing
         #expect(Format.escaped("plain ünïcode") == "plain ünïcode")
     }
 
-    @Test func argumentsParseInAnyOrder() throws {
-        let spec = MessagesCommand.spec
-        guard case .arguments(let parsed) = try ArgumentParser.parse(
-            ["--label", "a", "store", "--label=b", "--json", "--", "--odd"], for: CommandSpec(
-                name: spec.name, summary: "", positionals: spec.positionals + [.init(name: "extra", help: "")],
-                options: spec.options))
-        else { Issue.record("expected arguments"); return }
-        #expect(parsed.positionals == ["store", "--odd"])
-        #expect(parsed.all("label") == ["a", "b"])
-        #expect(parsed.flag("json"))
-    }
-
     @Test func statusesParseAsCodesClassesAndRanges() throws {
         #expect(try ValueParsers.statusCodes("200") == 200...200)
         #expect(try ValueParsers.statusCodes("4xx") == 400...499)
