@@ -2,6 +2,7 @@ import Foundation
 import LogStore
 import Testing
 @testable import LogStoreCLI
+@testable import LogStoreDemo
 
 /// The `logstore` command, run in-process on real temporary stores.
 @Suite struct CLITests {
@@ -874,6 +875,25 @@ import Testing
         // CRC-32 and Adler-32 check values of "123456789".
         #expect(DemoImages.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(DemoImages.adler32(Array("123456789".utf8)) == 0x091E_01DE)
+    }
+
+    @Test func theDemosRenderingsAreTheCommands() {
+        // The same seed must keep writing the same texts and bodies now that the demo renders its own.
+        for value in [0, 1, 999, 1000, 12_345, 99_999, 100_000, 999_499, 999_500, 20_660_224, 4_000_000, Int(Int32.max)] {
+            #expect(DemoFormat.bytes(Int64(value)) == Format.bytes(Int64(value)), "\(value)")
+            #expect(DemoFormat.count(value) == Format.count(value), "\(value)")
+            #expect(DemoFormat.count(-value) == Format.count(-value), "\(value)")
+        }
+        for value in [0.2, 1.25, 39.99, 12.05] {
+            #expect(DemoFormat.decimal(value, places: 1) == Format.decimal(value, places: 1))
+        }
+        for status in [404, 409, 422, 500, 503] {
+            #expect(DemoFormat.reason(status) == HTTPStatus.reason(status))
+        }
+        for seconds in [0, 1_750_000_000, 1_749_945_599.9996, 1_749_945_599.9994, -0.25, 86_399.9999] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(DemoFormat.day(date) == String(Format.timestamp(date).prefix(10)), "\(seconds)")
+        }
     }
 
     @Test func theContinuationReplacesTheCursor() {

@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import LogStoreDemo
 
 /// `logstore demo <store>`: writes a realistic store to explore the other commands with.
 enum DemoCommand: Command {
