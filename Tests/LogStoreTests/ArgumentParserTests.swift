@@ -3,7 +3,7 @@ import Testing
 @testable import LogStoreCLI
 
 /// The one argument parser of `logstore`, on a small spec of its own.
-@Suite struct ArgumentParserTests {
+@Suite struct ArgumentParserTests: CLITestCase {
     static let json = FlagOption("json", "")
     static let limit = ValueOption("limit", "n", "")
     static let label = RepeatableOption("label", "label", "")
@@ -103,16 +103,15 @@ import Testing
 
     @Test func aCommandLineWithAGlobalOptionAsAValueRuns() async throws {
         try await withTemporaryStoreURL { url in
-            try await CLITests().makeStore(at: url)
-            let cli = CLITests()
+            try await CLIFixtures.makeStore(at: url)
             // `--utc` is what --grep searches for, and --limit keeps its own value.
-            let search = await cli.logstore("messages", url.path, "--grep", "--utc", "--limit", "1")
+            let search = await logstore("messages", url.path, "--grep", "--utc", "--limit", "1")
             #expect(search.status == 0, "\(search.error)")
             #expect(search.output == "No messages match.\n")
             // Before the command, it still applies.
             var output = ""
             var error = ""
-            var paris = CommandEnvironment(now: CLITests.now)
+            var paris = CommandEnvironment(now: CLIFixtures.now)
             paris.timeZone = TimeParsingTests.paris
             let status = await LogStoreCommand.run(
                 ["--utc", "messages", url.path, "--limit", "1"], output: &output, error: &error, environment: paris)
