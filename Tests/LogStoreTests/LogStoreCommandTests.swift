@@ -3,7 +3,8 @@ import LogStore
 import Testing
 @testable import LogStoreCLI
 
-/// The `logstore` command itself: help, usage errors and how a missing or broken store is reported, for every command.
+/// The `logstore` command itself: help, usage errors, and how a missing or broken store is
+/// reported, for every command.
 @Suite struct LogStoreCommandTests: CLITestCase {
     /// Every command's name, in `--help`'s order.
     static let commandNames: [String] = LogStoreCommand.commands.map { $0.spec.name }

@@ -3,7 +3,8 @@ import LogStore
 import Testing
 @testable import LogStoreCLI
 
-/// `logstore messages`: filters, pages and their cursors, JSON and human lines, bad values. (Search: MessageSearchCLITests.)
+/// `logstore messages`: filters, pages and their cursors, JSON and human lines, bad values.
+/// (Its search: MessageSearchCLITests.)
 @Suite struct MessagesCLITests: CLITestCase {
     @Test func messagesFilterByLevel() async throws {
         try await withTemporaryStoreURL { url in

@@ -3,7 +3,8 @@ import LogStore
 import Testing
 @testable import LogStoreCLI
 
-/// `logstore tasks`: its filters, JSON lines, the table and its pages. (More filters: TaskQueryCLITests.)
+/// `logstore tasks`: its filters, JSON lines, the table and its pages. (More filters:
+/// TaskQueryCLITests.)
 @Suite struct TasksCLITests: CLITestCase {
     @Test func tasksJSONLinesParseAndFiltersWork() async throws {
         try await withTemporaryStoreURL { url in
