@@ -66,9 +66,14 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
+        // `logstore demo`'s generator: a realistic store, written through LogStore's public API.
+        .target(
+            name: "LogStoreDemo",
+            dependencies: ["LogStore"]
+        ),
         .target(
             name: "LogStoreCLI",
-            dependencies: ["LogStore"]
+            dependencies: ["LogStore", "LogStoreDemo"]
         ),
         .executableTarget(
             name: "logstore",
@@ -103,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "LogStoreTests",
             dependencies: [
-                "LogStore", "LogStoreCLI", "LogStoreHummingbird",
+                "LogStore", "LogStoreCLI", "LogStoreDemo", "LogStoreHummingbird",
                 // ServiceLifecycle's tests build a ServiceGroup, and Hummingbird's an Application: both take a Logger.
                 .product(
                     name: "Logging", package: "swift-log",

@@ -10,12 +10,12 @@ struct ArchiveCLITests {
         FixtureTests.fixtures.appendingPathComponent("archive-v1.lsarchive")
     }
 
-    func runCLI(_ arguments: [String]) async -> CLITests.Run {
+    func runCLI(_ arguments: [String]) async -> CLIRun {
         var output = ""
         var error = ""
         let status = await LogStoreCommand.run(
-            arguments, output: &output, error: &error, environment: CommandEnvironment(now: CLITests.now))
-        return CLITests.Run(status: status, output: output, error: error)
+            arguments, output: &output, error: &error, environment: CommandEnvironment(now: CLIFixtures.now))
+        return CLIRun(status: status, output: output, error: error)
     }
 
     @Test func openPrintsTheInfoRecord() async throws {

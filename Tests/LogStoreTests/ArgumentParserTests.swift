@@ -3,14 +3,15 @@ import Testing
 @testable import LogStoreCLI
 
 /// The one argument parser of `logstore`, on a small spec of its own.
-@Suite struct ArgumentParserTests {
+@Suite struct ArgumentParserTests: CLITestCase {
+    static let json = FlagOption("json", "")
+    static let limit = ValueOption("limit", "n", "")
+    static let label = RepeatableOption("label", "label", "")
+    static let lines = ValueOption("lines", "n", "", short: "n")
     static let spec = CommandSpec(
         name: "demo-spec", summary: "A spec for the tests.",
         positionals: [.init(name: "store", help: "")],
-        options: [
-            .flag("json", ""), .value("limit", "n", ""), .repeatable("label", "label", ""),
-            OptionSpec.value("lines", "n", "").short("n"),
-        ])
+        options: [json, limit, label, lines])
 
     func parse(_ arguments: String...) throws(UsageError) -> ParsedArguments {
         guard case .arguments(let parsed) = try ArgumentParser.parse(arguments, for: Self.spec) else {
@@ -31,20 +32,31 @@ import Testing
     @Test func flagsValuesAndPositionalsInAnyOrder() throws {
         let parsed = try parse("--json", "app.logstore", "--limit", "20", "-n", "5")
         #expect(parsed.positionals == ["app.logstore"])
-        #expect(parsed.flag("json"))
-        #expect(parsed.value("limit") == "20")
-        #expect(parsed.value("lines") == "5")
+        #expect(parsed.flag(Self.json))
+        #expect(parsed.value(Self.limit) == "20")
+        #expect(parsed.value(Self.lines) == "5")
     }
 
     @Test func inlineValuesAndRepeats() throws {
         let parsed = try parse("s", "--limit=7", "--limit", "9", "--label", "a", "--label=b", "--label=x=y")
-        #expect(parsed.value("limit") == "9")  // the last wins
-        #expect(parsed.all("label") == ["a", "b", "x=y"])
+        #expect(parsed.value(Self.limit) == "9")  // the last wins
+        #expect(parsed.all(Self.label) == ["a", "b", "x=y"])
     }
 
     @Test func everythingAfterDashesIsPositional() throws {
         #expect(try parse("--", "--json").positionals == ["--json"])
         #expect(usageError("a", "--", "b")?.contains("unexpected argument 'b'") == true)
+    }
+
+    @Test func aCommandsOwnOptionsParseInAnyOrder() throws {
+        var spec = MessagesCommand.spec
+        spec.positionals.append(.init(name: "extra", help: ""))
+        guard case .arguments(let parsed) = try ArgumentParser.parse(
+            ["--label", "a", "store", "--label=b", "--json", "--", "--odd"], for: spec)
+        else { Issue.record("expected arguments"); return }
+        #expect(parsed.positionals == ["store", "--odd"])
+        #expect(parsed.all(MessagesCommand.window.label) == ["a", "b"])
+        #expect(parsed.flag(MessagesCommand.json))
     }
 
     @Test func helpWins() throws {
@@ -69,7 +81,7 @@ import Testing
         let parsed = try parse("--utc", "s", "--color", "--json", "--no-color")
         #expect(parsed.global == GlobalOptions(color: .never, utc: true))
         #expect(parsed.positionals == ["s"])
-        #expect(parsed.flag("json"))
+        #expect(parsed.flag(Self.json))
         #expect(usageError("s", "--utc=yes") == "option '--utc' takes no value")
         #expect(usageError("s", "--ut") == "unknown option '--ut'; did you mean '--utc'?")
         // Before the command name, only the front is read.
@@ -83,24 +95,23 @@ import Testing
 
     @Test func aValueSlotIsNeverScannedForGlobalOptions() throws {
         let parsed = try parse("s", "--limit", "--utc", "--label", "--color")
-        #expect(parsed.value("limit") == "--utc")
-        #expect(parsed.all("label") == ["--color"])
+        #expect(parsed.value(Self.limit) == "--utc")
+        #expect(parsed.all(Self.label) == ["--color"])
         #expect(parsed.global == GlobalOptions())
         #expect(usageError("s", "--", "--utc")?.contains("unexpected argument '--utc'") == true)
     }
 
     @Test func aCommandLineWithAGlobalOptionAsAValueRuns() async throws {
         try await withTemporaryStoreURL { url in
-            try await CLITests().makeStore(at: url)
-            let cli = CLITests()
+            try await CLIFixtures.makeStore(at: url)
             // `--utc` is what --grep searches for, and --limit keeps its own value.
-            let search = await cli.logstore("messages", url.path, "--grep", "--utc", "--limit", "1")
+            let search = await logstore("messages", url.path, "--grep", "--utc", "--limit", "1")
             #expect(search.status == 0, "\(search.error)")
             #expect(search.output == "No messages match.\n")
             // Before the command, it still applies.
             var output = ""
             var error = ""
-            var paris = CommandEnvironment(now: CLITests.now)
+            var paris = CommandEnvironment(now: CLIFixtures.now)
             paris.timeZone = TimeParsingTests.paris
             let status = await LogStoreCommand.run(
                 ["--utc", "messages", url.path, "--limit", "1"], output: &output, error: &error, environment: paris)

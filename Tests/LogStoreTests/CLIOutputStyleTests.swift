@@ -37,8 +37,8 @@ import Testing
 
     @Test func colorAndNoColorOverrideTheEnvironment() async throws {
         try await withTemporaryStoreURL { url in
-            try await CLITests().makeStore(at: url)
-            let plain = CommandEnvironment(usesColors: false, now: CLITests.now)
+            try await CLIFixtures.makeStore(at: url)
+            let plain = CommandEnvironment(usesColors: false, now: CLIFixtures.now)
             let forced = await run(["messages", url.path, "--limit", "2", "--color"], environment: plain)
             #expect(forced.status == 0)
             #expect(forced.output.contains("\u{1B}["))
@@ -52,8 +52,8 @@ import Testing
 
     @Test func tasksTableHasAHeaderAndClipsOnlyToATerminal() async throws {
         try await withTemporaryStoreURL { url in
-            try await CLITests().makeDemoStore(at: url, count: 100, tasks: 20)
-            let piped = await run(["tasks", url.path], environment: CommandEnvironment(now: CLITests.now))
+            try await CLIFixtures.makeDemoStore(at: url, count: 100, tasks: 20)
+            let piped = await run(["tasks", url.path], environment: CommandEnvironment(now: CLIFixtures.now))
             let lines = piped.output.split(separator: "\n").map(String.init)
             #expect(lines.first?.split(separator: " ") == ["TIME", "DIR", "METHOD", "STATUS", "DURATION", "SIZE", "URL", "ID"])
             // Columns line up: every row's URL starts where the header's does.
@@ -63,7 +63,7 @@ import Testing
             }
             #expect(lines.contains { $0.count > 130 })
 
-            let narrow = CommandEnvironment(now: CLITests.now, terminalWidth: 130)
+            let narrow = CommandEnvironment(now: CLIFixtures.now, terminalWidth: 130)
             let clipped = await run(["tasks", url.path], environment: narrow)
             let rows = clipped.output.split(separator: "\n").filter { !$0.hasPrefix("--") }
             #expect(rows.allSatisfy { $0.count <= 130 }, "\(rows.map(\.count))")
@@ -127,7 +127,7 @@ import Testing
                 store.storeMessage(label: label, level: .info, message: "TEXT")
             }
             try await store.close()
-            let output = await run(["messages", url.path], environment: CommandEnvironment(now: CLITests.now)).output
+            let output = await run(["messages", url.path], environment: CommandEnvironment(now: CLIFixtures.now)).output
             let lines = output.split(separator: "\n").filter { $0.contains("TEXT") }
             #expect(lines.count == 3)
             // The text starts in the same terminal column on every line, whatever the label's characters.
@@ -157,8 +157,8 @@ import Testing
 
     @Test func utcAndLocalTimesInHumanOutput() async throws {
         try await withTemporaryStoreURL { url in
-            try await CLITests().makeStore(at: url)
-            var paris = CommandEnvironment(now: CLITests.now)
+            try await CLIFixtures.makeStore(at: url)
+            var paris = CommandEnvironment(now: CLIFixtures.now)
             paris.timeZone = TimeParsingTests.paris
             let local = await run(["messages", url.path, "--limit", "1"], environment: paris)
             #expect(local.output.hasPrefix("2025-06-15T17:06:40.000+02:00 "))
@@ -172,8 +172,8 @@ import Testing
 
     @Test func eachCommandTakesOnlyItsOwnCursor() async throws {
         try await withTemporaryStoreURL { url in
-            try await CLITests().makeStore(at: url)
-            let environment = CommandEnvironment(now: CLITests.now)
+            try await CLIFixtures.makeStore(at: url)
+            let environment = CommandEnvironment(now: CLIFixtures.now)
             let messages = await run(["messages", url.path, "--cursor", "t12"], environment: environment)
             #expect(messages.status == ExitStatus.usage)
             #expect(messages.error.contains("a cursor of 'logstore tasks'"))

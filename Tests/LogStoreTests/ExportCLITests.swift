@@ -143,7 +143,7 @@ import Testing
             ("a.html", .html), ("a.har", .har), ("a.bin", .archive), ("noextension", .archive),
         ]
         for (name, format) in cases {
-            #expect(try ExportCommand.format(ParsedArguments(), url: URL(fileURLWithPath: name)) == format, "\(name)")
+            #expect(try ExportCommand.format(ParsedArguments(for: ExportCommand.spec), url: URL(fileURLWithPath: name)) == format, "\(name)")
         }
     }
 }

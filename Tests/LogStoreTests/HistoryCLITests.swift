@@ -111,7 +111,7 @@ struct HistoryCLITests {
 
     @Test func aStoreWithoutHistorySaysSoInOneLine() async throws {
         try await withTemporaryStoreURL { url in
-            try await CLITests().makeStore(at: url)
+            try await CLIFixtures.makeStore(at: url)
             let run = await logstore("history", url.path)
             #expect(run.status == 0, "\(run.error)")
             #expect(run.output == HistoryFormat.noHistory + "\n")

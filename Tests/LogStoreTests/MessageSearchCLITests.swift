@@ -8,12 +8,12 @@ import Testing
 @Suite struct MessageSearchCLITests {
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
 
-    func logstore(_ arguments: String..., colors: Bool = false) async -> CLITests.Run {
+    func logstore(_ arguments: String..., colors: Bool = false) async -> CLIRun {
         var output = ""
         var error = ""
         let status = await LogStoreCommand.run(
             arguments, output: &output, error: &error, environment: CommandEnvironment(usesColors: colors, now: Self.now))
-        return CLITests.Run(status: status, output: output, error: error)
+        return CLIRun(status: status, output: output, error: error)
     }
 
     /// Six messages: two mention a timeout, metadata `user` cycles, files alternate.
@@ -39,7 +39,7 @@ import Testing
     ]
 
     /// The known message texts the lines show, in order.
-    func texts(_ run: CLITests.Run) -> [String] {
+    func texts(_ run: CLIRun) -> [String] {
         run.lines.filter { !$0.hasPrefix("--") }.map { line in Self.known.first { line.contains($0) } ?? line }
     }
 

@@ -3,8 +3,8 @@ import LogStore
 import Testing
 @testable import LogStoreCLI
 
-/// `logstore tasks`' URL search and filters, run in-process on real temporary stores as
-/// CLITests runs its commands.
+/// `logstore tasks`' URL search and filters, run in-process on real temporary stores as the
+/// other command suites run theirs (``CLITestCase``).
 @Suite struct TaskQueryCLITests {
     struct Run {
         var status: Int32

@@ -19,6 +19,7 @@ import Testing
         #expect(try date("3d") == Self.now.addingTimeInterval(-3 * 86_400))
         #expect(try date("1w") == Self.now.addingTimeInterval(-604_800))
         #expect(try date("1.5h") == Self.now.addingTimeInterval(-5400))
+        #expect(throws: UsageError.self) { try date("m15") }
     }
 
     @Test func wordsCountInTheCommandsZone() throws {
@@ -35,7 +36,9 @@ import Testing
         #expect(try date("2025-06-15T15:06") == Self.now.addingTimeInterval(-40))
         #expect(try date("2025-06-15T15:06:40") == Self.now)
         #expect(try date("2025-06-15 15:06:40") == Self.now)
+        #expect(try date("2025-06-15T15:06:40Z") == Self.now)
         #expect(try date("2025-06-15T15:06:40.5Z") == Self.now.addingTimeInterval(0.5))
+        #expect(try date("2025-06-15T15:06:40.500Z") == Self.now.addingTimeInterval(0.5))
         #expect(try date("2025-06-15T17:06:40+02:00") == Self.now)
         #expect(try date("2025-06-15T10:06:40-0500") == Self.now)
         // Without a zone: wall-clock time where the command runs; with one, the zone given.

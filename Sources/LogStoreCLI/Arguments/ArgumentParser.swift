@@ -10,15 +10,40 @@ struct ParsedArguments: Sendable {
     var raw: [String] = []
     /// `--color`, `--no-color` and `--utc`, which every command takes.
     var global = GlobalOptions()
+    /// The options the command's spec lists, by name: only those may be read.
+    private(set) var declared: [String: OptionSpec.Kind] = [:]
+
+    /// Arguments of a command with `spec`, none given yet.
+    init(for spec: CommandSpec) {
+        // A name listed twice is the spec's mistake, which `CommandSpecTests` reports; the first wins, as in parsing.
+        declared = Dictionary(spec.options.map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })
+    }
 
     /// Whether `--name` was given.
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func flag(_ option: FlagOption) -> Bool {
+        checkDeclared(option)
+        return flags.contains(option.name)
+    }
 
     /// The last value of `--name`, when given.
-    func value(_ name: String) -> String? { values[name]?.last }
+    func value(_ option: ValueOption) -> String? {
+        checkDeclared(option)
+        return values[option.name]?.last
+    }
 
     /// Every value of a repeatable `--name`.
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func all(_ option: RepeatableOption) -> [String] {
+        checkDeclared(option)
+        return values[option.name] ?? []
+    }
+
+    /// An option the spec does not list would read as never given, whatever the user typed: a
+    /// silent bug, so debug builds (and with them the tests) stop at it.
+    private func checkDeclared(_ option: some CommandOption) {
+        assert(
+            declared[option.name] == option.spec.kind,
+            "--\(option.name) is read but not declared (as \(option.spec.kind)) in the command's spec")
+    }
 }
 
 /// What parsing a command's arguments gives: its arguments, or a request for its help.
@@ -40,7 +65,8 @@ struct UsageError: Error, Sendable, Equatable {
 /// the argument after an option that takes a value is that value whatever it looks like.
 enum ArgumentParser {
     static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParseResult {
-        var parsed = ParsedArguments(raw: arguments)
+        var parsed = ParsedArguments(for: spec)
+        parsed.raw = arguments
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {

@@ -6,10 +6,23 @@ struct CommandSpec: Sendable {
     var summary: String
     /// Required positional arguments, in order.
     var positionals: [Positional] = []
-    /// Options (`--name` flags and `--name value` options).
-    var options: [OptionSpec] = []
+    /// Options (`--name` flags and `--name value` options), in the order `--help` lists them.
+    var options: [OptionSpec]
     /// Paragraphs printed after the options: examples, value formats.
-    var discussion: String = ""
+    var discussion: String
+
+    /// - Parameter options: the command's option constants, which its code reads the arguments
+    ///   with.
+    init(
+        name: String, summary: String, positionals: [Positional] = [], options: [any CommandOption] = [],
+        discussion: String = ""
+    ) {
+        self.name = name
+        self.summary = summary
+        self.positionals = positionals
+        self.options = options.map(\.spec)
+        self.discussion = discussion
+    }
 
     /// A required positional argument.
     struct Positional: Sendable {
@@ -54,7 +67,8 @@ struct CommandSpec: Sendable {
     }
 }
 
-/// One `--name` option of a command.
+/// One `--name` option of a command, as parsing and `--help` see it. Commands declare theirs as
+/// ``CommandOption`` constants, which carry one of these.
 struct OptionSpec: Sendable {
     /// The long name without dashes (`level`).
     var name: String
@@ -63,7 +77,7 @@ struct OptionSpec: Sendable {
     /// A one-letter alias (`-n` for `--lines`), as the commands users know have (`tail -n`).
     var short: Character?
 
-    enum Kind: Sendable {
+    enum Kind: Sendable, Equatable {
         /// Present or not: `--json`.
         case flag
         /// Takes a value: `--limit 20` or `--limit=20`; given twice, the last wins.
@@ -84,24 +98,5 @@ struct OptionSpec: Sendable {
         case .value(let placeholder): return alias + "--\(name) <\(placeholder)>"
         case .repeatable(let placeholder): return alias + "--\(name) <\(placeholder)>..."
         }
-    }
-
-    /// The same option, also spelled `-letter`.
-    func short(_ letter: Character) -> OptionSpec {
-        var option = self
-        option.short = letter
-        return option
-    }
-
-    static func flag(_ name: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, kind: .flag, help: help)
-    }
-
-    static func value(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, kind: .value(placeholder: placeholder), help: help)
-    }
-
-    static func repeatable(_ name: String, _ placeholder: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, kind: .repeatable(placeholder: placeholder), help: help)
     }
 }

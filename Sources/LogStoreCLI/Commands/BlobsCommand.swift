@@ -6,10 +6,7 @@ enum BlobsCommand: Command {
         name: "blobs",
         summary: "List stored bodies (blobs), largest first: sizes, compression, links, inline or file.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [
-            .value("limit", "n", "The most blobs to print (default \(defaultLimit))."),
-            .flag("json", "Print NDJSON: one BlobSummary object per blob."),
-        ],
+        options: [limit, json],
         discussion: """
             Each body is stored once under the SHA-1 of its (redacted) bytes, however many tasks
             sent or received it: LINKS counts them. Bodies are zlib-compressed when that makes
@@ -21,16 +18,19 @@ enum BlobsCommand: Command {
               logstore blobs app.logstore --limit 5 --json
             """)
 
+    static let limit = ValueOption("limit", "n", "The most blobs to print (default \(defaultLimit)).")
+    static let json = FlagOption("json", "Print NDJSON: one BlobSummary object per blob.")
+
     static let defaultLimit = 50
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        let limit = try arguments.value("limit").map { v throws(UsageError) in
-            try ValueParsers.integer(v, option: "limit", in: 1...PageFilters.maximumLimit)
+        let limit = try arguments.value(Self.limit).map { v throws(UsageError) in
+            try ValueParsers.integer(v, option: Self.limit.name, in: 1...Paging.maximumLimit)
         } ?? defaultLimit
         let (blobs, info) = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { store in
             (try await store.blobs(limit: limit), try await store.info())
         }
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             for blob in blobs { console.line(try JSONOutput.line(blob)) }
             if info.blobCount > blobs.count {
                 console.errorLine("logstore: \(Format.count(info.blobCount - blobs.count)) more blobs: raise --limit to see them")

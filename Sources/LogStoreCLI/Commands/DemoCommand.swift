@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import LogStoreDemo
 
 /// `logstore demo <store>`: writes a realistic store to explore the other commands with.
 enum DemoCommand: Command {
@@ -7,13 +8,7 @@ enum DemoCommand: Command {
         name: "demo",
         summary: "Write a realistic demo store (100,000 messages and 2,000 network tasks in 3 sessions by default).",
         positionals: [.init(name: "store", help: "The store directory to create (or extend with --append).")],
-        options: [
-            .value("count", "n", "How many messages to write (default \(defaultCount))."),
-            .value("tasks", "n", "How many network tasks to write among them (default: one per \(messagesPerTask) messages; 0 for none)."),
-            .value("sessions", "k", "How many sessions (process runs) to spread them over (default \(defaultSessions))."),
-            .value("seed", "n", "Seed of the random data, to write the same store again (default: random)."),
-            .flag("append", "Add to a store that already holds messages or tasks."),
-        ],
+        options: [count, tasks, sessions, seed, append],
         discussion: """
             The messages come from ~20 components of a fictional web shop (http, db, auth, cache,
             queue, payments, ...), mostly debug and info, with warnings, bursts of errors during
@@ -36,6 +31,14 @@ enum DemoCommand: Command {
               logstore demo demo.logstore --append --count 5000 --tasks 0
             """)
 
+    static let count = ValueOption("count", "n", "How many messages to write (default \(defaultCount)).")
+    static let tasks = ValueOption(
+        "tasks", "n", "How many network tasks to write among them (default: one per \(messagesPerTask) messages; 0 for none).")
+    static let sessions = ValueOption(
+        "sessions", "k", "How many sessions (process runs) to spread them over (default \(defaultSessions)).")
+    static let seed = ValueOption("seed", "n", "Seed of the random data, to write the same store again (default: random).")
+    static let append = FlagOption("append", "Add to a store that already holds messages or tasks.")
+
     static let defaultCount = 100_000
     static let defaultSessions = 3
     /// The default task count is the message count divided by this.
@@ -43,21 +46,21 @@ enum DemoCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]
-        let count = try arguments.value("count").map { v throws(UsageError) in
-            try ValueParsers.integer(v, option: "count", in: 0...100_000_000)
+        let count = try arguments.value(Self.count).map { v throws(UsageError) in
+            try ValueParsers.integer(v, option: Self.count.name, in: 0...100_000_000)
         } ?? defaultCount
-        let sessions = try arguments.value("sessions").map { v throws(UsageError) in
-            try ValueParsers.integer(v, option: "sessions", in: 1...1000)
+        let sessions = try arguments.value(Self.sessions).map { v throws(UsageError) in
+            try ValueParsers.integer(v, option: Self.sessions.name, in: 1...1000)
         } ?? defaultSessions
-        let seed = try arguments.value("seed").map { v throws(UsageError) in
-            UInt64(try ValueParsers.integer(v, option: "seed", in: 0...Int.max))
+        let seed = try arguments.value(Self.seed).map { v throws(UsageError) in
+            UInt64(try ValueParsers.integer(v, option: Self.seed.name, in: 0...Int.max))
         } ?? UInt64.random(in: 0...UInt64.max)
-        let tasks = try arguments.value("tasks").map { v throws(UsageError) in
-            try ValueParsers.integer(v, option: "tasks", in: 0...10_000_000)
+        let tasks = try arguments.value(Self.tasks).map { v throws(UsageError) in
+            try ValueParsers.integer(v, option: Self.tasks.name, in: 0...10_000_000)
         } ?? count / messagesPerTask
         let url = StoreAccess.url(path)
 
-        if !arguments.flag("append"), let existing = try await existingContents(url), existing.messages + existing.tasks > 0 {
+        if !arguments.flag(append), let existing = try await existingContents(url), existing.messages + existing.tasks > 0 {
             let what = existing.tasks > 0 && existing.messages == 0
                 ? Format.plural(existing.tasks, "task") : Format.plural(existing.messages, "message")
             throw CommandFailure(

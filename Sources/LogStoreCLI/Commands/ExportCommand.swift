@@ -8,19 +8,7 @@ enum ExportCommand: Command {
         name: "export",
         summary: "Export messages and network tasks to an archive, text, NDJSON, HTML or HAR file.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [
-            OptionSpec.value("output", "file", "The file to write (required); it must not exist.").short("o"),
-            .value("format", "format", "archive, text, ndjson, html or har (default: from the file's extension)."),
-            .repeatable("session", "id", "Only this session (see 'logstore sessions'); repeat for several."),
-            .value("since", "time", "Only messages and tasks at or after this time."),
-            .value("until", "time", "Only messages and tasks before this time."),
-            .value("level", "level", "Only messages of this level and above (warning), or a range (info...error)."),
-            .repeatable("label", "label", "Only messages with this label; repeat for several."),
-            .value("grep", "text", "Only messages with these words (full-text search)."),
-            .flag("no-tasks", "Leave the network tasks out."),
-            .flag("no-messages", "Leave the messages out."),
-            .flag("details", "Text only: each task's request and response headers beneath it."),
-        ],
+        options: [output, format, session, since, until, level, label, grep, noTasks, noMessages, details],
         discussion: """
             The format follows the extension: .lsarchive archive, .log or .txt text, .ndjson or
             .jsonl NDJSON, .html HTML, .har HAR; any other is an archive unless --format says.
@@ -36,8 +24,21 @@ enum ExportCommand: Command {
               logstore export app.logstore -o api.har --no-messages
             """)
 
+    static let output = ValueOption("output", "file", "The file to write (required); it must not exist.", short: "o")
+    static let format = ValueOption("format", "format", "archive, text, ndjson, html or har (default: from the file's extension).")
+    static let session = RepeatableOption("session", "id", "Only this session (see 'logstore sessions'); repeat for several.")
+    static let since = ValueOption("since", "time", "Only messages and tasks at or after this time.")
+    static let until = ValueOption("until", "time", "Only messages and tasks before this time.")
+    static let level = ValueOption(
+        "level", "level", "Only messages of this level and above (warning), or a range (info...error).")
+    static let label = RepeatableOption("label", "label", "Only messages with this label; repeat for several.")
+    static let grep = ValueOption("grep", "text", "Only messages with these words (full-text search).")
+    static let noTasks = FlagOption("no-tasks", "Leave the network tasks out.")
+    static let noMessages = FlagOption("no-messages", "Leave the messages out.")
+    static let details = FlagOption("details", "Text only: each task's request and response headers beneath it.")
+
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        guard let path = arguments.value("output") else {
+        guard let path = arguments.value(output) else {
             throw UsageError(message: "missing --output <file> (-o): the file to write")
         }
         let url = URL(fileURLWithPath: path)
@@ -77,7 +78,7 @@ enum ExportCommand: Command {
 
     /// `--format`, else the extension's format, else an archive.
     static func format(_ arguments: ParsedArguments, url: URL) throws(UsageError) -> ExportFormat {
-        if let name = arguments.value("format") {
+        if let name = arguments.value(Self.format) {
             guard let format = ExportFormat(rawValue: name.lowercased()) else {
                 let names = ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")
                 throw UsageError(message: "invalid value '\(name)' for --format: expected \(names)")
@@ -95,25 +96,25 @@ enum ExportCommand: Command {
 
     /// The filters as ``ExportOptions``.
     static func options(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> ExportOptions {
-        var options = ExportOptions(includesTaskDetails: arguments.flag("details"))
-        for session in arguments.all("session") {
-            options.sessions.append(try ValueParsers.uuid(session, option: "session"))
+        var options = ExportOptions(includesTaskDetails: arguments.flag(details))
+        for text in arguments.all(session) {
+            options.sessions.append(try ValueParsers.uuid(text, option: session.name))
         }
-        if let since = arguments.value("since") {
-            options.since = try ValueParsers.date(since, option: "since", now: now, timeZone: timeZone)
+        if let text = arguments.value(since) {
+            options.since = try ValueParsers.date(text, option: since.name, now: now, timeZone: timeZone)
         }
-        if let until = arguments.value("until") {
-            options.until = try ValueParsers.date(until, option: "until", now: now, timeZone: timeZone)
+        if let text = arguments.value(until) {
+            options.until = try ValueParsers.date(text, option: until.name, now: now, timeZone: timeZone)
         }
-        var messages = MessageQuery(labels: arguments.all("label"))
-        if let level = arguments.value("level") {
-            messages.levels = try ValueParsers.levels(level)
+        var messages = MessageQuery(labels: arguments.all(label))
+        if let text = arguments.value(level) {
+            messages.levels = try ValueParsers.levels(text)
         }
-        if let grep = arguments.value("grep") {
-            messages.text = .plain(grep)
+        if let text = arguments.value(grep) {
+            messages.text = .plain(text)
         }
-        options.messages = arguments.flag("no-messages") ? nil : messages
-        options.tasks = arguments.flag("no-tasks") ? nil : TaskQuery()
+        options.messages = arguments.flag(noMessages) ? nil : messages
+        options.tasks = arguments.flag(noTasks) ? nil : TaskQuery()
         return options
     }
 

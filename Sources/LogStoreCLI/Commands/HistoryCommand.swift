@@ -8,12 +8,7 @@ enum HistoryCommand: Command {
         name: "history",
         summary: "Show the change history: authors, their cursors, how far behind each is, size, cleanup.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [
-            .flag("json", "Print LogStore's HistoryStatus as JSON (pretty, sorted keys, ISO 8601 dates in UTC)."),
-            .value("retire", "author",
-                   "Retire this author first (it stops holding cleanup back and withdraws its request for the retention guard), "
-                       + "then show the history."),
-        ],
+        options: [json, retire],
         discussion: """
             Each process that opens the store with a history configuration is an author. An
             author's cursor is the last change (history row: one per transaction, entity and
@@ -38,11 +33,17 @@ enum HistoryCommand: Command {
               logstore history app.logstore --json | jq '.authors[] | {name, behindChanges}'
             """)
 
+    static let json = FlagOption("json", "Print LogStore's HistoryStatus as JSON (pretty, sorted keys, ISO 8601 dates in UTC).")
+    static let retire = ValueOption(
+        "retire", "author",
+        "Retire this author first (it stops holding cleanup back and withdraws its request for the retention guard), "
+            + "then show the history.")
+
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]
         var retired: String?
         let status: HistoryStatus
-        if let name = arguments.value("retire") {
+        if let name = arguments.value(retire) {
             status = try await StoreAccess.withWritableStore(path, configuration: LogStore.Configuration()) { store in
                 // Checked here, to list the authors there are; the library refuses an unknown one too.
                 let before = try await store.historyStatus()
@@ -56,7 +57,7 @@ enum HistoryCommand: Command {
         } else {
             status = try await StoreAccess.withReadonlyStore(path) { try await $0.historyStatus() }
         }
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             console.line(try JSONOutput.pretty(status))
             return
         }

@@ -6,7 +6,7 @@ enum InfoCommand: Command {
         name: "info",
         summary: "Show what a store holds: counts, sizes, versions, dates.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [.flag("json", "Print LogStore.Info as JSON (pretty, sorted keys, ISO 8601 dates in UTC).")],
+        options: [json],
         discussion: """
             Sizes are the files on disk: the database (logs.sqlite and its WAL, with the bodies
             small enough to be inline) and the body files under blobs/; the total is their sum.
@@ -19,10 +19,12 @@ enum InfoCommand: Command {
               logstore info app.logstore --json | jq .totalStoreSize
             """)
 
+    static let json = FlagOption("json", "Print LogStore.Info as JSON (pretty, sorted keys, ISO 8601 dates in UTC).")
+
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]
         let info = try await StoreAccess.withReadonlyStore(path) { try await $0.info() }
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             console.line(try JSONOutput.pretty(info))
             return
         }

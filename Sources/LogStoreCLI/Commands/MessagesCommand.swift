@@ -8,18 +8,7 @@ enum MessagesCommand: Command {
         name: "messages",
         summary: "List and search messages by level, label, text, metadata, session and time, one page at a time.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [
-            .value("level", "level", "Only this level and above (warning), or a range (info...error)."),
-        ] + PageFilters.options(
-            items: "messages", timed: "messages", labelHelp: "Only this label; repeat for several.",
-            defaultLimit: defaultLimit
-        ) + filterOptions + [
-            .flag("reverse", "Print the oldest messages first (as --oldest-first)."),
-            .flag("rank", "With --grep or --fts: the best matches first (bm25), not the newest."),
-            .value("after-cursor", "cursor", "Only messages logged after this cursor (see --show-cursor), oldest first."),
-            .flag("show-cursor", "End with the cursor of the newest message shown, for a later --after-cursor."),
-            .flag("json", "Print NDJSON: one JSON object per message."),
-        ],
+        options: [level] + window.all + paging.all + searchOptions + [reverse, rank, afterCursor, showCursor, json],
         discussion: """
             Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
             2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
@@ -37,16 +26,13 @@ enum MessagesCommand: Command {
               logstore messages app.logstore --show-cursor     # later: --after-cursor m1234
             """)
 
-    /// The filters `messages` shares with `tail`.
-    static let filterOptions: [OptionSpec] = [
-        .value("grep", "text", "Only messages with these words (full-text search; matches are highlighted)."),
-        .value("fts", "query", "Only messages matching this FTS5 query (phrases, prefix*, AND, OR, NOT, NEAR)."),
-        .repeatable("meta", "key=value", "Only messages with this metadata value (or key, without =; \"a.b\" for a key with dots); repeat for several."),
-        .repeatable("exclude-label", "label", "Leave out this label; repeat for several."),
-        .repeatable("file", "name", "Only messages logged in this source file (Server.swift); repeat for several."),
-        .repeatable("function", "name", "Only messages logged in this function; repeat for several."),
-        .flag("task-messages", "Include the technical messages of network tasks (default: logged messages only)."),
-    ]
+    static let paging = Paging.Options(items: "messages", defaultLimit: defaultLimit)
+    static let reverse = FlagOption("reverse", "Print the oldest messages first (as --oldest-first).")
+    static let rank = FlagOption("rank", "With --grep or --fts: the best matches first (bm25), not the newest.")
+    static let afterCursor = ValueOption(
+        "after-cursor", "cursor", "Only messages logged after this cursor (see --show-cursor), oldest first.")
+    static let showCursor = FlagOption("show-cursor", "End with the cursor of the newest message shown, for a later --after-cursor.")
+    static let json = FlagOption("json", "Print NDJSON: one JSON object per message.")
 
     static let defaultLimit = 100
 
@@ -58,13 +44,13 @@ enum MessagesCommand: Command {
         // leads to an empty page.
         lookahead.limit = pageSize + 1
         // Matches are shown in colour only.
-        lookahead.highlightsMatches = console.style.enabled && !arguments.flag("json")
+        lookahead.highlightsMatches = console.style.enabled && !arguments.flag(json)
         let page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.messages(lookahead) }
         let messages = page.messages.prefix(pageSize)
         let next = page.messages.count > pageSize ? pageCursor(page, query: query, shown: messages.count) : nil
-        let newest = arguments.flag("show-cursor") ? messages.map(\.id).max().map { MessageQuery.Cursor(lastID: $0) } : nil
+        let newest = arguments.flag(showCursor) ? messages.map(\.id).max().map { MessageQuery.Cursor(lastID: $0) } : nil
 
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             for message in messages { console.line(try JSONOutput.line(MessageRecord(message: message))) }
             if let next {
                 console.errorLine("logstore: more messages: continue with --cursor \(next)")
@@ -95,57 +81,36 @@ enum MessagesCommand: Command {
 
     /// The filters and page as a ``MessageQuery``.
     static func query(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> MessageQuery {
-        let page = try PageFilters(arguments, now: now, timeZone: timeZone, defaultLimit: defaultLimit)
-        var query = try filters(arguments)
-        query.labels = page.labels
-        query.sessions = page.sessions
-        query.since = page.since
-        query.until = page.until
+        let window = try WindowFilters(arguments, Self.window, now: now, timeZone: timeZone)
+        let page = try Paging(arguments, paging)
+        var query = try searchFilters(arguments)
+        query.labels = window.labels
+        query.sessions = window.sessions
+        query.since = window.since
+        query.until = window.until
         query.limit = page.limit
-        query.order = page.isOldestFirst || arguments.flag("reverse") ? .oldestFirst : .newestFirst
+        query.order = page.isOldestFirst || arguments.flag(reverse) ? .oldestFirst : .newestFirst
         query.cursor = try page.cursor(MessageQuery.Cursor.self, example: "m1234")
-        if let level = arguments.value("level") {
-            query.levels = try ValueParsers.levels(level)
-        }
-        if arguments.flag("rank") {
+        try readLevel(arguments, into: &query)
+        if arguments.flag(rank) {
             guard query.text != nil else {
                 throw UsageError(message: "--rank orders the matches of --grep or --fts: give one of them")
             }
-            guard !page.isOldestFirst && !arguments.flag("reverse") else {
+            guard !page.isOldestFirst && !arguments.flag(reverse) else {
                 throw UsageError(message: "--rank and --reverse (--oldest-first) are two different orders: choose one")
             }
             query.order = .relevance
         }
-        if let after = arguments.value("after-cursor") {
+        if let after = arguments.value(afterCursor) {
             guard query.cursor == nil else {
                 throw UsageError(message: "--after-cursor and --cursor both say where to start: choose one")
             }
             guard query.order != .relevance else {
                 throw UsageError(message: "--after-cursor lists in logging order: it does not combine with --rank")
             }
-            let cursor: MessageQuery.Cursor = try ValueParsers.cursor(after, option: "after-cursor", example: "m1234")
-            guard cursor.rankOffset == nil else {
-                throw UsageError(message: "invalid value '\(after)' for --after-cursor: expected a message cursor such as m1234")
-            }
-            query.cursor = cursor
+            query.cursor = try messageCursor(after, option: afterCursor)
             query.order = .oldestFirst
         }
-        return query
-    }
-
-    /// The filters `messages` and `tail` share (``filterOptions``), on an otherwise open query.
-    static func filters(_ arguments: ParsedArguments) throws(UsageError) -> MessageQuery {
-        var query = MessageQuery(includesTaskMessages: arguments.flag("task-messages"))
-        switch (arguments.value("grep"), arguments.value("fts")) {
-        case (let grep?, nil): query.text = .plain(grep)
-        case (nil, let fts?): query.text = .fts5(fts)
-        case (nil, nil): break
-        case (_?, _?): throw UsageError(message: "--grep and --fts are two syntaxes of one search: give one of them")
-        }
-        query.metadata = try arguments.all("meta").map { (text) throws(UsageError) in try ValueParsers.metadataFilter(text) }
-        query.excludedLabels = arguments.all("exclude-label")
-        query.files = arguments.all("file")
-        query.functions = arguments.all("function")
         return query
     }
 

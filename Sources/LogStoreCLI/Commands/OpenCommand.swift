@@ -8,7 +8,7 @@ enum OpenCommand: Command {
         name: "open",
         summary: "Check an archive (.lsarchive) and show what it holds.",
         positionals: [.init(name: "archive", help: "The archive file ('logstore export' writes one).")],
-        options: [.flag("json", "Print the archive's info record as JSON (pretty, sorted keys, ISO 8601 dates).")],
+        options: [json],
         discussion: """
             Opening checks the whole archive: its structure, its info record, every chunk's
             checksum and the database's schema; a damaged or crafted file is reported, never
@@ -20,6 +20,8 @@ enum OpenCommand: Command {
               logstore open incident.lsarchive --json | jq .messageCount
               logstore messages incident.lsarchive --level error
             """)
+
+    static let json = FlagOption("json", "Print the archive's info record as JSON (pretty, sorted keys, ISO 8601 dates).")
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]
@@ -36,7 +38,7 @@ enum OpenCommand: Command {
             guard let info = store.archiveInfo else { throw CommandFailure(description: "\(Format.escaped(path)) is not an archive") }
             return info
         }
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             console.line(try JSONOutput.pretty(info))
             return
         }

@@ -8,7 +8,7 @@ enum SessionsCommand: Command {
         name: "sessions",
         summary: "List the sessions (process runs) with their app and host snapshots.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [.flag("json", "Print the sessions as a JSON array (pretty, sorted keys, ISO 8601 dates).")],
+        options: [json],
         discussion: """
             Sessions are listed oldest first. Use a session's id with 'logstore messages --session'.
             Maintenance from the shell (logstore sweep) records no session.
@@ -18,9 +18,11 @@ enum SessionsCommand: Command {
               logstore sessions app.logstore --json | jq '.[].id'
             """)
 
+    static let json = FlagOption("json", "Print the sessions as a JSON array (pretty, sorted keys, ISO 8601 dates).")
+
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let sessions = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.sessions() }
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             console.line(try JSONOutput.pretty(sessions))
             return
         }

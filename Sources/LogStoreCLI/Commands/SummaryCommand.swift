@@ -8,15 +8,7 @@ enum SummaryCommand: Command {
         name: "summary",
         summary: "Summarise messages: counts per level and label, error rate, a histogram over time.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [
-            .value("level", "level", "Only this level and above (warning), or a range (info...error)."),
-        ] + PageFilters.options(
-            items: "messages", timed: "messages", labelHelp: "Only this label; repeat for several.",
-            defaultLimit: 0
-        ).filter { sharedOptions.contains($0.name) } + [
-            .value("buckets", "n", "Histogram rows, 1 to \(bucketRange.upperBound) (default \(defaultBuckets))."),
-            .flag("json", "Print the MessageSummary as one JSON object."),
-        ],
+        options: [MessagesCommand.level] + MessagesCommand.window.all + [buckets, json],
         discussion: """
             Without --since and --until the histogram runs from the oldest to the newest matching
             message. Bars are coloured by level on a terminal (plain with NO_COLOR or when piped).
@@ -28,8 +20,9 @@ enum SummaryCommand: Command {
               logstore summary app.logstore --label http --level warning --buckets 12 --json
             """)
 
-    /// The filters `summary` shares with `messages`; paging makes no sense for a summary.
-    static let sharedOptions: Set<String> = ["label", "session", "since", "until"]
+    // The level and window filters are those of `messages`; paging makes no sense for a summary.
+    static let buckets = ValueOption("buckets", "n", "Histogram rows, 1 to \(bucketRange.upperBound) (default \(defaultBuckets)).")
+    static let json = FlagOption("json", "Print the MessageSummary as one JSON object.")
     /// Fits a terminal without scrolling; the library's default (60) suits charts.
     static let defaultBuckets = 30
     static let bucketRange = 1...1000
@@ -39,7 +32,7 @@ enum SummaryCommand: Command {
         let summary = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) {
             try await $0.summary(query, buckets: buckets)
         }
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             console.line(try JSONOutput.line(summary))
             return
         }
@@ -48,19 +41,17 @@ enum SummaryCommand: Command {
 
     /// The query and bucket count the arguments ask for.
     static func request(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> (MessageQuery, Int) {
-        let filters = try PageFilters(arguments, now: now, timeZone: timeZone, defaultLimit: 1)
+        let filters = try WindowFilters(arguments, MessagesCommand.window, now: now, timeZone: timeZone)
         if let since = filters.since, let until = filters.until, until < since {
             throw UsageError(message: "--until must not be before --since", command: spec.name)
         }
         var query = MessageQuery(
             labels: filters.labels, sessions: filters.sessions, since: filters.since, until: filters.until)
-        if let level = arguments.value("level") {
-            query.levels = try ValueParsers.levels(level)
+        try MessagesCommand.readLevel(arguments, into: &query)
+        var count = defaultBuckets
+        if let text = arguments.value(buckets) {
+            count = try ValueParsers.integer(text, option: buckets.name, in: bucketRange)
         }
-        var buckets = defaultBuckets
-        if let text = arguments.value("buckets") {
-            buckets = try ValueParsers.integer(text, option: "buckets", in: bucketRange)
-        }
-        return (query, buckets)
+        return (query, count)
     }
 }

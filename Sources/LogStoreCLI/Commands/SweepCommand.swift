@@ -9,13 +9,7 @@ enum SweepCommand: Command {
         name: "sweep",
         summary: "Sweep a store now: remove old data, trim it to a size limit, give the space back.",
         positionals: [.init(name: "store", help: "The store directory (it must exist).")],
-        options: [
-            .value("max-age", "duration",
-                   "Remove messages and tasks older than this (default \(SweepFormat.age(defaults.maxAge)))."),
-            .value("size-limit", "size",
-                   "Trim the oldest data once the store takes \(threshold) of this (default \(Format.bytes(defaults.sizeLimit)))."),
-            .flag("json", "Print the report as one line of JSON: SweepReport's fields and reclaimedBytes."),
-        ],
+        options: [maxAge, sizeLimit, json],
         discussion: """
             The sweep removes messages and network tasks older than --max-age. When stored bodies
             take more than \(bodyShare) of --size-limit, the oldest tasks lose their bodies (the tasks
@@ -43,17 +37,24 @@ enum SweepCommand: Command {
               logstore sweep app.logstore --size-limit 64MB --json >> sweeps.ndjson
             """)
 
+    static let maxAge = ValueOption(
+        "max-age", "duration", "Remove messages and tasks older than this (default \(SweepFormat.age(defaults.maxAge))).")
+    static let sizeLimit = ValueOption(
+        "size-limit", "size",
+        "Trim the oldest data once the store takes \(threshold) of this (default \(Format.bytes(defaults.sizeLimit))).")
+    static let json = FlagOption("json", "Print the report as one line of JSON: SweepReport's fields and reclaimedBytes.")
+
     /// The limits a store has when nobody sets them.
     static let defaults = LogStore.Configuration()
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         // Values are checked before the store is opened: a typo must not cost a sweep.
         var configuration = LogStore.Configuration()
-        if let text = arguments.value("max-age") {
-            configuration.maxAge = try ValueParsers.age(text, option: "max-age")
+        if let text = arguments.value(maxAge) {
+            configuration.maxAge = try ValueParsers.age(text, option: maxAge.name)
         }
-        if let text = arguments.value("size-limit") {
-            configuration.sizeLimit = try ValueParsers.byteSize(text, option: "size-limit")
+        if let text = arguments.value(sizeLimit) {
+            configuration.sizeLimit = try ValueParsers.byteSize(text, option: sizeLimit.name)
         }
         if let now = console.environment.now {
             // The age cut-off is measured from the same "now" as `messages --since`.
@@ -75,7 +76,7 @@ enum SweepCommand: Command {
         }
         bar?.finish()
 
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             // One line, so that runs from cron can append to one NDJSON log.
             console.line(try JSONOutput.line(SweepReportRecord(report: report)))
             return

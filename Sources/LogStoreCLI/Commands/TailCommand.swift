@@ -11,15 +11,8 @@ enum TailCommand: Command {
         name: "tail",
         summary: "Follow a store: print the newest messages, then each new one as it is logged.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [
-            OptionSpec.value("lines", "n", "Start with the newest n messages that match (default \(defaultLines); 0: only new ones).")
-                .short("n"),
-            OptionSpec.flag("follow", "Keep following (the default; accepted for journalctl's and tail's -f).").short("f"),
-            .value("after-cursor", "cursor", "Start right after this cursor (printed by --show-cursor) instead of -n."),
-            .flag("show-cursor", "On exit, print the cursor of the last message shown (to resume with --after-cursor)."),
-        ] + filterOptions + [
-            .flag("json", "Print NDJSON: one JSON object per message (the cursor, if asked, goes to standard error)."),
-        ],
+        // The filters are those of `messages`: whatever filter it gains, `tail` has too.
+        options: [lines, follow, afterCursor, showCursor] + MessagesCommand.filterOptions + [json],
         discussion: """
             Takes the same filters as 'logstore messages'. Ends with status 0 on Ctrl-C (SIGINT) or
             SIGTERM. When the sweep removes messages before they are shown, a line says which.
@@ -33,24 +26,24 @@ enum TailCommand: Command {
 
     static let defaultLines = 10
 
-    /// The options of `messages` that page or print rather than filter: a tail has its own.
-    static let pagingOptions: Set<String> = [
-        "limit", "oldest-first", "cursor", "reverse", "rank", "json", "show-cursor", "after-cursor", "lines", "follow",
-    ]
-
-    /// The filters of `messages`, taken from its spec: whatever filter it gains, `tail` has too
-    /// (``MessagesCommand/query(_:now:)`` reads them all).
-    static var filterOptions: [OptionSpec] {
-        MessagesCommand.spec.options.filter { !pagingOptions.contains($0.name) }
-    }
+    static let lines = ValueOption(
+        "lines", "n", "Start with the newest n messages that match (default \(defaultLines); 0: only new ones).", short: "n")
+    /// Read by nobody: following is what a tail does.
+    static let follow = FlagOption("follow", "Keep following (the default; accepted for journalctl's and tail's -f).", short: "f")
+    static let afterCursor = ValueOption(
+        "after-cursor", "cursor", "Start right after this cursor (printed by --show-cursor) instead of -n.")
+    static let showCursor = FlagOption(
+        "show-cursor", "On exit, print the cursor of the last message shown (to resume with --after-cursor).")
+    static let json = FlagOption(
+        "json", "Print NDJSON: one JSON object per message (the cursor, if asked, goes to standard error).")
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        var query = try MessagesCommand.query(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
-        // Where to start is the tail's own (`start`): `messages`' reading of --after-cursor goes.
-        query.cursor = nil
+        var query = try MessagesCommand.filterQuery(
+            arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
+        // A tail goes oldest first from where `start` says; the query's order and cursor do not apply.
         query.order = .oldestFirst
         let start = try start(arguments)
-        let json = arguments.flag("json")
+        let json = arguments.flag(Self.json)
         var lastCursor: MessageQuery.Cursor?
         if case .after(let cursor) = start { lastCursor = cursor }
 
@@ -75,7 +68,7 @@ enum TailCommand: Command {
             }
             for gap in gaps.take() { console.errorLine("logstore: \(gap)") }
         }
-        if arguments.flag("show-cursor"), let lastCursor {
+        if arguments.flag(showCursor), let lastCursor {
             if json {
                 console.errorLine("-- cursor: \(lastCursor)")
             } else {
@@ -85,14 +78,16 @@ enum TailCommand: Command {
     }
 
     static func start(_ arguments: ParsedArguments) throws(UsageError) -> TailStart {
-        if let text = arguments.value("after-cursor") {
-            guard arguments.value("lines") == nil else {
+        if let text = arguments.value(afterCursor) {
+            // A malformed cursor is reported before the clash with --lines, as `messages` does.
+            let cursor = try MessagesCommand.messageCursor(text, option: afterCursor)
+            guard arguments.value(lines) == nil else {
                 throw UsageError(message: "--after-cursor and --lines cannot be combined", command: spec.name)
             }
-            return .after(try ValueParsers.cursor(text, option: "after-cursor", example: "m1234"))
+            return .after(cursor)
         }
-        guard let lines = arguments.value("lines") else { return .last(defaultLines) }
-        return .last(try ValueParsers.integer(lines, option: "lines", in: 0...PageFilters.maximumLimit))
+        guard let count = arguments.value(lines) else { return .last(defaultLines) }
+        return .last(try ValueParsers.integer(count, option: lines.name, in: 0...Paging.maximumLimit))
     }
 }
 

@@ -10,10 +10,7 @@ enum TaskCommand: Command {
             .init(name: "store", help: "The store directory, or an archive (.lsarchive) file."),
             .init(name: "task-id", help: "The task's id (the last column of 'logstore tasks')."),
         ],
-        options: [
-            .flag("full", "Print whole bodies (default: the first \(defaultBodyLines) lines of each)."),
-            .flag("json", "Print NetworkTaskDetails as JSON (pretty, sorted keys, ISO 8601 dates; bodies by key)."),
-        ],
+        options: [full, json],
         discussion: """
             Bodies are pretty-printed when they are JSON, shown as text when they are UTF-8, and
             summarised by size otherwise. Secrets appear as the store keeps them: redacted
@@ -31,12 +28,15 @@ enum TaskCommand: Command {
               logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF --json | jq .summary.state
             """)
 
+    static let full = FlagOption("full", "Print whole bodies (default: the first \(defaultBodyLines) lines of each).")
+    static let json = FlagOption("json", "Print NetworkTaskDetails as JSON (pretty, sorted keys, ISO 8601 dates; bodies by key).")
+
     static let defaultBodyLines = 100
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]
         let id = try ValueParsers.taskID(arguments.positionals[1])
-        let lineLimit = arguments.flag("full") ? nil : defaultBodyLines
+        let lineLimit = arguments.flag(full) ? nil : defaultBodyLines
         let loaded = try await StoreAccess.withReadonlyStore(path) { store -> (NetworkTaskDetails, Data?, Data?)? in
             guard let details = try await store.task(id: id) else { return nil }
             let request = try await details.requestBodyKey.asyncMap { try await store.blobData(forKey: $0) } ?? nil
@@ -49,7 +49,7 @@ enum TaskCommand: Command {
                     + "'logstore tasks \(Format.escaped(Format.shellQuoted(path)))' lists the ids (last column)",
                 status: ExitStatus.notFound)
         }
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             console.line(try TaskRecord.pretty(details))
             return
         }

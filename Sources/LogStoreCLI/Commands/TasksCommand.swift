@@ -9,26 +9,8 @@ enum TasksCommand: Command {
         summary: "List network tasks, filtered by URL words, host, path, method, status, state, duration, content type, "
             + "label, session and time.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [
-            .value("grep", "text", "Only tasks whose URL has these words (all of them, as typed; no operators)."),
-            .value("fts", "query", "Only tasks whose URL matches this FTS5 query (OR, NOT, prefix*, \"phrase\")."),
-            .repeatable("host", "host", "Only this host (exact, any case); repeat for several."),
-            .repeatable("path", "prefix", "Only paths starting with this prefix (/api/v1); repeat for several."),
-            .repeatable("method", "method", "Only this HTTP method (GET, post); repeat for several."),
-            .value("status", "code", "Only this status: a code (200), a class (4xx) or a range (500-599)."),
-            .repeatable("state", "state", "Only tasks in this state: pending, success or failure; repeat for several."),
-            .flag("errors", "Only failed tasks: an error, or a status of 400 and up."),
-            .value("min-duration", "time", "Only tasks that took at least this long: 250ms, 1.5s, 2m."),
-            .value("max-duration", "time", "Only tasks that took at most this long."),
-            .repeatable("content-type", "type", "Only this response media type (application/json, image/*); repeat for several."),
-            .value("direction", "dir", "Only inbound tasks (requests the server handled) or outbound ones (calls it made)."),
-        ] + PageFilters.options(
-            items: "tasks", timed: "tasks started",
-            labelHelp: "Only tasks whose technical message has this label; repeat for several.",
-            defaultLimit: defaultLimit
-        ) + [
-            .flag("json", "Print NDJSON: one NetworkTaskSummary object per task."),
-        ],
+        options: [grep, fts, host, path, method, status, state, errors, minDuration, maxDuration, contentType, direction]
+            + window.all + paging.all + [json],
         discussion: """
             A header, then one row per task: start time, direction (→ a call made, ← a request
             handled), method, status, duration, response body size, URL and the task id (for
@@ -53,6 +35,26 @@ enum TasksCommand: Command {
               logstore tasks app.logstore --direction inbound --status 5xx
             """)
 
+    static let grep = ValueOption("grep", "text", "Only tasks whose URL has these words (all of them, as typed; no operators).")
+    static let fts = ValueOption("fts", "query", "Only tasks whose URL matches this FTS5 query (OR, NOT, prefix*, \"phrase\").")
+    static let host = RepeatableOption("host", "host", "Only this host (exact, any case); repeat for several.")
+    static let path = RepeatableOption("path", "prefix", "Only paths starting with this prefix (/api/v1); repeat for several.")
+    static let method = RepeatableOption("method", "method", "Only this HTTP method (GET, post); repeat for several.")
+    static let status = ValueOption("status", "code", "Only this status: a code (200), a class (4xx) or a range (500-599).")
+    static let state = RepeatableOption(
+        "state", "state", "Only tasks in this state: pending, success or failure; repeat for several.")
+    static let errors = FlagOption("errors", "Only failed tasks: an error, or a status of 400 and up.")
+    static let minDuration = ValueOption("min-duration", "time", "Only tasks that took at least this long: 250ms, 1.5s, 2m.")
+    static let maxDuration = ValueOption("max-duration", "time", "Only tasks that took at most this long.")
+    static let contentType = RepeatableOption(
+        "content-type", "type", "Only this response media type (application/json, image/*); repeat for several.")
+    static let direction = ValueOption(
+        "direction", "dir", "Only inbound tasks (requests the server handled) or outbound ones (calls it made).")
+    static let window = WindowFilters.Options(
+        timed: "tasks started", labelHelp: "Only tasks whose technical message has this label; repeat for several.")
+    static let paging = Paging.Options(items: "tasks", defaultLimit: defaultLimit)
+    static let json = FlagOption("json", "Print NDJSON: one NetworkTaskSummary object per task.")
+
     static let defaultLimit = 100
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
@@ -65,7 +67,7 @@ enum TasksCommand: Command {
             throw UsageError(message: "--fts: \(error.reason ?? error.description)")
         }
 
-        if arguments.flag("json") {
+        if arguments.flag(json) {
             for task in page.tasks { console.line(try TaskRecord.line(task)) }
             if let next = page.nextCursor {
                 console.errorLine("logstore: more tasks: continue with --cursor \(next)")
@@ -86,35 +88,36 @@ enum TasksCommand: Command {
 
     /// The filters and page as a ``TaskQuery``.
     static func query(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> TaskQuery {
-        let page = try PageFilters(arguments, now: now, timeZone: timeZone, defaultLimit: defaultLimit)
+        let window = try WindowFilters(arguments, Self.window, now: now, timeZone: timeZone)
+        let page = try Paging(arguments, paging)
         var query = TaskQuery(
-            labels: page.labels, sessions: page.sessions, since: page.since, until: page.until,
+            labels: window.labels, sessions: window.sessions, since: window.since, until: window.until,
             order: page.isOldestFirst ? .oldestFirst : .newestFirst, limit: page.limit,
             cursor: try page.cursor(TaskQuery.Cursor.self, example: "t1234"))
-        query.hosts = arguments.all("host")
-        for method in arguments.all("method") {
-            query.methods.append(try ValueParsers.method(method))
+        query.hosts = arguments.all(host)
+        for text in arguments.all(method) {
+            query.methods.append(try ValueParsers.method(text))
         }
-        if let status = arguments.value("status") {
-            query.statusCodes = try ValueParsers.statusCodes(status)
+        if let text = arguments.value(status) {
+            query.statusCodes = try ValueParsers.statusCodes(text)
         }
-        for state in arguments.all("state") {
-            let parsed = try ValueParsers.taskState(state)
+        for text in arguments.all(state) {
+            let parsed = try ValueParsers.taskState(text)
             if !query.states.contains(parsed) { query.states.append(parsed) }
         }
-        switch (arguments.value("grep"), arguments.value("fts")) {
+        switch (arguments.value(grep), arguments.value(fts)) {
         case (_?, _?): throw UsageError(message: "--grep and --fts are two ways of one search: give one")
         case (let text?, nil): query.urlText = .plain(text)
         case (nil, let text?): query.urlText = .fts5(text)
         case (nil, nil): break
         }
-        query.paths = try arguments.all("path").map { path throws(UsageError) in try ValueParsers.pathPrefix(path) }
-        if arguments.flag("errors") { query.isFailure = true }
-        let minimum = try arguments.value("min-duration").map { text throws(UsageError) in
-            try ValueParsers.taskDuration(text, option: "min-duration")
+        query.paths = try arguments.all(path).map { prefix throws(UsageError) in try ValueParsers.pathPrefix(prefix) }
+        if arguments.flag(errors) { query.isFailure = true }
+        let minimum = try arguments.value(minDuration).map { text throws(UsageError) in
+            try ValueParsers.taskDuration(text, option: minDuration.name)
         }
-        let maximum = try arguments.value("max-duration").map { text throws(UsageError) in
-            try ValueParsers.taskDuration(text, option: "max-duration")
+        let maximum = try arguments.value(maxDuration).map { text throws(UsageError) in
+            try ValueParsers.taskDuration(text, option: maxDuration.name)
         }
         if minimum != nil || maximum != nil {
             let lower = minimum ?? 0
@@ -124,10 +127,10 @@ enum TasksCommand: Command {
             }
             query.durations = lower...upper
         }
-        if let direction = arguments.value("direction") {
-            query.directions = [try ValueParsers.taskDirection(direction)]
+        if let text = arguments.value(direction) {
+            query.directions = [try ValueParsers.taskDirection(text)]
         }
-        query.contentTypes = try arguments.all("content-type").map { type throws(UsageError) in
+        query.contentTypes = try arguments.all(contentType).map { type throws(UsageError) in
             try ValueParsers.contentType(type)
         }
         return query

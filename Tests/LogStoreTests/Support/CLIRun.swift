@@ -7,6 +7,9 @@ struct CLIRun {
     var output: String
     var error: String
 
+    /// The output's lines, without their newlines.
+    var lines: [String] { output.split(separator: "\n").map(String.init) }
+
     /// Runs `logstore arguments` through ``LogStoreCommand/run(_:output:error:environment:)`` at
     /// `now`; with `progress`, as on a terminal whose stderr collects the progress bars there.
     static func run(_ arguments: [String], now: Date, progress: Recorder<String>? = nil) async -> CLIRun {

@@ -478,7 +478,7 @@ struct DemoNetworkGenerator {
     }
 
     private static func problem(_ status: Int, _ detail: String) -> Data {
-        Data(#"{"type":"about:blank","title":"\#(HTTPStatus.reason(status))","status":\#(status),"detail":"\#(detail)"}"#.utf8)
+        Data(#"{"type":"about:blank","title":"\#(DemoFormat.reason(status))","status":\#(status),"detail":"\#(detail)"}"#.utf8)
     }
 
     /// A completed exchange with its response, body and metrics.
@@ -561,6 +561,6 @@ struct DemoNetworkGenerator {
     }
 
     private static func day(_ date: Date) -> String {
-        String(Format.timestamp(date).prefix(10))
+        DemoFormat.day(date)
     }
 }

@@ -53,7 +53,7 @@ extension DemoTexts {
         case .detail:
             return DemoLine(text: "computing tax for \(invoice): \(random.int(1...20)) lines, region \(random.pick(["DE", "FR", "US-CA", "GB"]))", metadata: metadata)
         case .event:
-            return DemoLine(text: "invoice \(invoice) generated: \(random.int(1...30)) items, \(Format.count(random.int(10...9000))).00 USD", metadata: metadata)
+            return DemoLine(text: "invoice \(invoice) generated: \(random.int(1...30)) items, \(DemoFormat.count(random.int(10...9000))).00 USD", metadata: metadata)
         case .trouble:
             return DemoLine(text: "invoice \(invoice): VAT number could not be validated (VIES timeout); using standard rate", metadata: metadata)
         case .failure:
@@ -99,7 +99,7 @@ extension DemoTexts {
         case .detail:
             return DemoLine(text: "next run of \(task) in \(random.int(1...59)) min", metadata: metadata)
         case .event:
-            return DemoLine(text: "\(task) finished in \(Format.decimal(random.double(0.2..<40), places: 1)) s", metadata: metadata)
+            return DemoLine(text: "\(task) finished in \(DemoFormat.decimal(random.double(0.2..<40), places: 1)) s", metadata: metadata)
         case .trouble:
             return DemoLine(text: "\(task) skipped: previous run still in progress (started \(random.int(5...50)) min ago)", metadata: metadata)
         case .failure:

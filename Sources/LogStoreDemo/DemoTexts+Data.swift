@@ -96,7 +96,7 @@ extension DemoTexts {
         case .detail:
             return DemoLine(text: "HEAD s3://shop-prod/\(key) 200", metadata: metadata)
         case .event:
-            return DemoLine(text: "uploaded \(key) (\(Format.bytes(Int64(random.int(2_000...4_000_000))))) in \(random.milliseconds(typical: 120)) ms", metadata: metadata)
+            return DemoLine(text: "uploaded \(key) (\(DemoFormat.bytes(Int64(random.int(2_000...4_000_000))))) in \(random.milliseconds(typical: 120)) ms", metadata: metadata)
         case .trouble:
             return DemoLine(text: "disk usage on /var/lib/shop at \(random.int(80...92))%", metadata: metadata)
         case .failure:

@@ -1,52 +1,80 @@
-import Foundation
-import LogStore
+package import Foundation
+package import LogStore
 
 /// Writes the demo's messages and network tasks through the public API: each session opens
 /// the store, logs its share with explicit increasing times, records its share of tasks between
 /// those messages on the same timeline, and closes it (which commits everything).
-struct DemoWriter {
-    let url: URL
-    let count: Int
-    let sessions: Int
-    let seed: UInt64
-    let end: Date
+///
+/// `logstore demo` is its one user; the same seed writes the same messages and tasks.
+package struct DemoWriter {
+    /// The store directory, created if missing.
+    package let url: URL
+    /// How many messages to write in all.
+    package let count: Int
+    /// How many sessions (process runs) to spread them over.
+    package let sessions: Int
+    /// The seed of every random choice.
+    package let seed: UInt64
+    /// The time of the newest message: the timeline ends here.
+    package let end: Date
     /// How many network tasks to write in all.
-    var tasks = 0
+    package var tasks = 0
+
+    /// A writer of `count` messages in `sessions` sessions up to `end`, and no tasks until
+    /// ``tasks`` says how many.
+    package init(url: URL, count: Int, sessions: Int, seed: UInt64, end: Date) {
+        self.url = url
+        self.count = count
+        self.sessions = sessions
+        self.seed = seed
+        self.end = end
+    }
 
     /// What was written, for the summary.
-    struct Tally {
-        var written = 0
-        var sessions = 0
-        var levels: [LogStore.Level: Int] = [:]
-        var labels: [String: Int] = [:]
-        var tasks = 0
-        var failedTasks = 0
-        var pendingTasks = 0
+    package struct Tally {
+        /// Messages written.
+        package var written = 0
+        /// Sessions written.
+        package var sessions = 0
+        /// Messages per level.
+        package var levels: [LogStore.Level: Int] = [:]
+        /// Messages per label.
+        package var labels: [String: Int] = [:]
+        /// Network tasks written, of every state.
+        package var tasks = 0
+        /// Tasks that failed (an error, or a 4xx or 5xx status).
+        package var failedTasks = 0
+        /// Tasks still running when their session closed.
+        package var pendingTasks = 0
         /// Tasks recorded through a `NetworkLogger` (the others with `storeRequest`).
-        var loggedTasks = 0
-        var hosts: Set<String> = []
+        package var loggedTasks = 0
+        /// The hosts the tasks went to.
+        package var hosts: Set<String> = []
         /// A task sent with credentials, to show how the store redacted them.
-        var credentialedTaskID: UUID?
+        package var credentialedTaskID: UUID?
         /// How many credential headers it has.
         var credentialCount = 0
         /// A task whose response is an image.
-        var imageTaskID: UUID?
+        package var imageTaskID: UUID?
     }
 
     /// The timeline the messages are spread over.
     static let span: TimeInterval = 3 * 3600
 
     /// How far ``write(progress:)`` has got.
-    struct Progress {
+    package struct Progress {
         /// The session being written (0-based).
-        var session: Int
-        /// Messages and tasks written so far, in all sessions.
-        var messages: Int
-        var tasks: Int
+        package var session: Int
+        /// Messages written so far, in all sessions.
+        package var messages: Int
+        /// Tasks written so far, in all sessions.
+        package var tasks: Int
         /// Set once the session is closed; then the two counts below are its own.
-        var sessionFinished: Bool
-        var sessionMessages: Int
-        var sessionTasks: Int
+        package var sessionFinished: Bool
+        /// The session's messages so far.
+        package var sessionMessages: Int
+        /// The session's tasks so far.
+        package var sessionTasks: Int
     }
 
     /// Messages between two reports within a session: a few hundred reports for the default
@@ -55,7 +83,7 @@ struct DemoWriter {
 
     /// Writes every session; `progress` is called every ``reportInterval`` messages and after
     /// each session is closed.
-    func write(progress: (Progress) -> Void) async throws -> Tally {
+    package func write(progress: (Progress) -> Void) async throws -> Tally {
         var generator = DemoGenerator(seed: seed, count: count, sessions: sessions, end: end, span: Self.span)
         var network = DemoNetworkGenerator(seed: seed)
         var configuration = LogStore.Configuration()
