@@ -29,7 +29,7 @@ enum ArchiveSnapshot {
     /// says WAL), so it reads as one file once extracted.
     static func open(_ url: URL) throws -> Connection {
         let copy = try Connection(path: url.path, mode: .readWrite(create: false))
-        try copy.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF")
+        try copy.setScratchJournal(.delete)
         return copy
     }
 
@@ -38,7 +38,7 @@ enum ArchiveSnapshot {
     /// `secure_delete`, the freed pages are zeroed, so nothing of it stays in the file.
     static func dropHistory(_ copy: Connection) throws {
         guard try Migrations.currentVersion(copy) >= Migrations.firstVersionWithHistory else { return }
-        try copy.execute("PRAGMA secure_delete = ON")
+        try copy.setSecureDelete(true)
         try copy.transaction {
             try copy.execute("""
                 DELETE FROM history; DELETE FROM history_authors; DELETE FROM history_gaps;

@@ -17,7 +17,7 @@ enum FilteredCopy {
 
     private static func copy(from source: Connection, options: ExportOptions, into target: Connection) throws {
         // A scratch file: a crash leaves it to be deleted, so no journal and no syncs.
-        try target.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try target.setScratchJournal(.off)
         try Migrations.migrate(target)
         // Rows arrive table by table, each before or after what it refers to; the copy is
         // consistent once complete because the source was.

@@ -34,7 +34,7 @@ enum SearchIndex {
 
     /// Whether the schema has the index.
     static func hasIndex(_ connection: Connection) throws(DatabaseError) -> Bool {
-        try connection.integer("PRAGMA user_version") ?? 0 >= Int64(Migrations.firstVersionWithSearch)
+        try connection.userVersion() ?? 0 >= Int64(Migrations.firstVersionWithSearch)
     }
 
     /// How many messages (by id) are committed but not yet indexed.
@@ -57,7 +57,7 @@ enum SearchIndex {
         let step = try indexNext(writer, limit: limit)
         guard step.covered > 0 else { return step }
         let took = ContinuousClock.now - start
-        let pageSize = Int(try writer.connection.integer("PRAGMA page_size") ?? 4096)
+        let pageSize = Int(try writer.connection.pageSize() ?? 4096)
         let written = max(1, (writer.connection.pagesWritten - pagesBefore) * pageSize)
         let byBytes = Double(step.covered) * Double(writer.transactionByteLimit) / Double(written)
         // FTS5 merges segments as it goes, so a step's time varies with the index: sized by the

@@ -49,8 +49,8 @@ struct StoreCounts: Sendable {
     }
 
     private static func pageBytes(_ connection: Connection) throws -> Int64 {
-        let pages = try connection.integer("PRAGMA page_count") ?? 0
-        let pageSize = try connection.integer("PRAGMA page_size") ?? 0
+        let pages = try connection.pageCount() ?? 0
+        let pageSize = try connection.pageSize() ?? 0
         return pages * pageSize
     }
 }

@@ -322,7 +322,7 @@ extension BatchWriter {
     func compactSearchIndex(pages: Int) throws -> Bool {
         let merged = try SearchIndex.merge(self, pages: pages)
         // As after a vacuum step: the pages rewritten leave the WAL before the next step.
-        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        try connection.checkpoint(.passive)
         return merged
     }
 
@@ -332,9 +332,9 @@ extension BatchWriter {
     /// - Returns: the free pages left.
     func vacuum(pages: Int) throws -> Int {
         // In a transaction of the writer's, so it counts itself in the store's identity row.
-        try transaction { try connection.execute("PRAGMA incremental_vacuum(\(max(1, pages)))") }
-        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        return Int(try connection.integer("PRAGMA freelist_count") ?? 0)
+        try transaction { try connection.incrementalVacuum(pages: max(1, pages)) }
+        try connection.checkpoint(.passive)
+        return Int(try connection.freelistCount() ?? 0)
     }
 
     /// Checkpoints the WAL and truncates it to zero bytes when no reader holds an old snapshot;
@@ -346,7 +346,7 @@ extension BatchWriter {
     ///   writer left without it would fail at the next lock another process holds.
     func truncateWAL() throws {
         try connection.setBusyTimeout(milliseconds: 0)
-        let checkpoint = Result { () throws(DatabaseError) in try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        let checkpoint = Result { () throws(DatabaseError) in try connection.checkpoint(.truncate) }
         try connection.setBusyTimeout()
         try checkpoint.get()
     }

@@ -372,7 +372,7 @@ final class Sweeper: Sendable {
                 }
                 let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.load(ordering: .relaxed))
                 // The step has committed: a failed look at the page size must not fail it.
-                let pageSize = Int(((try? batchWriter.connection.integer("PRAGMA page_size")) ?? nil) ?? 4096)
+                let pageSize = Int(((try? batchWriter.connection.pageSize()) ?? nil) ?? 4096)
                 let written = (batchWriter.connection.pagesWritten - pagesBefore) * pageSize
                 progress.size.adjust(
                     rows: rows, took: ContinuousClock.now - start, target: target,
@@ -403,7 +403,7 @@ final class Sweeper: Sendable {
             }
             try await writer.perform(ordered: false) { try SearchIndex.markCompacted($0) }
         }
-        let free = Int(try await store.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
+        let free = Int(try await store.read { try $0.freelistCount() } ?? 0)
         if free > 0 || truncatingTheWAL { reporter?.begin(.givingSpaceBack, total: Int64(free)) }
         if free > 0 {
             _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
