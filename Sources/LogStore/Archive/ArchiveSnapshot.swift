@@ -68,7 +68,7 @@ enum ArchiveSnapshot {
         var contents = Contents()
         contents.schemaVersion = try Migrations.currentVersion(copy)
         // Counted as `info()` counts them: without the technical messages of tasks.
-        contents.messageCount = Int(try copy.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
+        contents.messageCount = Int(try MessageCounts.total(copy) ?? 0)
         for session in try SessionRows.all(copy) {
             contents.sessions.append(ArchiveInfo.Session(
                 id: session.id, startDate: session.startDate, app: session.app.name, appVersion: session.app.version,

@@ -92,22 +92,13 @@ enum FilteredCopy {
 
     /// Counts, blocks and links as the copied rows make them.
     private static func rebuildDerivedRows(_ target: Connection) throws {
+        // A technical message whose task stayed behind (a message query that includes them, and
+        // a narrower task query) would name a task the archive does not hold.
+        try target.execute("DELETE FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks)")
+        // As the writer keeps them: a task's technical message is not counted.
+        try MessageCounts.rebuild(on: target)
+        try MessageBlocks.recount(on: target)
         try target.execute("""
-            -- A technical message whose task stayed behind (a message query that includes them,
-            -- and a narrower task query) would name a task the archive does not hold.
-            DELETE FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks);
-
-            -- As the writer keeps them: a task's technical message is not counted.
-            INSERT INTO message_counts (session_id, label_id, level, count)
-            SELECT session_id, label_id, level, count(*) FROM messages WHERE task_id IS NULL
-            GROUP BY session_id, label_id, level;
-
-            UPDATE message_blocks SET message_count = (
-                SELECT count(*) FROM messages
-                WHERE messages.id BETWEEN message_blocks.first_id AND message_blocks.last_id
-                  AND messages.session_id = message_blocks.session_id);
-            DELETE FROM message_blocks WHERE message_count = 0;
-
             \(relinking("task_heads", from: "request_head_id", "response_head_id"))
             \(relinking("blobs", from: "request_body_id", "response_body_id"))
             """)

@@ -287,13 +287,9 @@ final class BatchWriter {
     /// Adds this batch's per-label, per-level counts to `message_counts`.
     private func recordCounts() throws {
         for slot in touchedCounts {
-            try connection.cachedStatement("""
-                INSERT INTO message_counts (session_id, label_id, level, count) VALUES (?, ?, ?, ?)
-                ON CONFLICT (session_id, label_id, level) DO UPDATE SET count = count + excluded.count
-                """).bindAndRun([
-                    .integer(sessionRowID), .integer(Int64(slot / Self.levelCount)),
-                    .integer(Int64(slot % Self.levelCount)), .integer(Int64(batchCounts[slot])),
-                ])
+            try MessageCounts.add(
+                Int64(batchCounts[slot]), session: sessionRowID, labelID: Int64(slot / Self.levelCount),
+                level: Int64(slot % Self.levelCount), on: connection)
             batchCounts[slot] = 0
         }
         touchedCounts.removeAll(keepingCapacity: true)
@@ -317,29 +313,21 @@ final class BatchWriter {
     private func recordBlock() throws {
         guard batchRange.count > 0 else { return }
         if let block = currentBlock, block.count < Self.messagesPerBlock {
-            try connection.cachedStatement("""
-                UPDATE message_blocks SET last_id = ?, min_created_at = min(min_created_at, ?),
-                    max_created_at = max(max_created_at, ?), message_count = message_count + ?
-                WHERE id = ? AND session_id = ? AND last_id < ?
-                """).bindAndRun([
-                    .integer(batchRange.lastID), .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt),
-                    .integer(Int64(batchRange.count)), .integer(block.rowID), .integer(sessionRowID),
-                    // Ids start again below a block when a sweep emptied the table: new block then.
-                    .integer(batchRange.firstID),
-                ])
-            if connection.changes == 1 {
+            // Ids start again below a block when a sweep emptied the table: new block then.
+            let extended = try MessageBlocks.extend(
+                block.rowID, session: sessionRowID, firstID: batchRange.firstID, lastID: batchRange.lastID,
+                minCreatedAt: batchRange.minCreatedAt, maxCreatedAt: batchRange.maxCreatedAt, count: batchRange.count,
+                on: connection)
+            if extended {
                 currentBlock = (block.rowID, block.count + batchRange.count)
                 return
             }
         }
-        try connection.cachedStatement("""
-            INSERT INTO message_blocks (session_id, first_id, last_id, min_created_at, max_created_at, message_count)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """).bindAndRun([
-                .integer(sessionRowID), .integer(batchRange.firstID), .integer(batchRange.lastID),
-                .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt), .integer(Int64(batchRange.count)),
-            ])
-        currentBlock = (connection.lastInsertRowID, batchRange.count)
+        let rowID = try MessageBlocks.insert(
+            session: sessionRowID, firstID: batchRange.firstID, lastID: batchRange.lastID,
+            minCreatedAt: batchRange.minCreatedAt, maxCreatedAt: batchRange.maxCreatedAt, count: batchRange.count,
+            on: connection)
+        currentBlock = (rowID, batchRange.count)
     }
 
     private func recordThreadName(_ name: String, threadID: Int32) throws {

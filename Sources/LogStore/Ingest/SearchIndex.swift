@@ -118,7 +118,7 @@ enum SearchIndex {
         guard try hasIndex(connection) else { return nil }
         let deleted = try connection.integer("SELECT deleted_since_merge FROM search_state WHERE id = 1") ?? 0
         guard deleted > 0 else { return nil }
-        let kept = try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0
+        let kept = try MessageCounts.total(connection) ?? 0
         guard deleted * 5 >= kept else { return nil }
         return Int(try connection.integer("SELECT count(*) FROM message_search_data") ?? 0)
     }

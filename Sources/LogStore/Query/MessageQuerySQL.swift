@@ -164,7 +164,7 @@ struct MessageQuerySQL {
             if !isAllLevels {
                 conditions.append("level BETWEEN \(levels.lowerBound.rawValue) AND \(levels.upperBound.rawValue)")
             }
-            countSQL = "SELECT coalesce(sum(count), 0) FROM message_counts" + Self.whereClause(conditions)
+            countSQL = MessageCounts.totalSQL + Self.whereClause(conditions)
             if hasTaskMessages && query.includesTaskMessages {
                 // Technical messages are not in `message_counts`: count them through their
                 // partial index (one row per task).

@@ -19,7 +19,7 @@ struct StoreCounts: Sendable {
     var historyGaps = 0
 
     init(connection: Connection) throws {
-        messages = Int(try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
+        messages = Int(try MessageCounts.total(connection) ?? 0)
         unindexedMessages = Int(try SearchIndex.lag(connection))
         sessions = Int(try connection.integer("SELECT count(*) FROM sessions") ?? 0)
         schemaVersion = try Migrations.currentVersion(connection)

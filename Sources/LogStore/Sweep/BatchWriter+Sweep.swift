@@ -133,18 +133,14 @@ extension BatchWriter {
                 WHERE \(condition) AND task_id IS NULL GROUP BY session_id, label_id, level
                 """)
             try counts.bind(arguments)
-            let decrement = try connection.cachedStatement("""
-                UPDATE message_counts SET count = count - ? WHERE session_id = ? AND label_id = ? AND level = ?
-                """)
             while try counts.step() {
                 let count = counts.int64(at: 3)
                 removed.messages += Int(count)
-                try decrement.bindAndRun([
-                    .integer(count), .integer(counts.int64(at: 0)), .integer(counts.int64(at: 1)),
-                    .integer(counts.int64(at: 2)),
-                ])
+                try MessageCounts.subtract(
+                    count, session: counts.int64(at: 0), labelID: counts.int64(at: 1), level: counts.int64(at: 2),
+                    on: connection)
             }
-            try connection.execute("DELETE FROM message_counts WHERE count <= 0")
+            try MessageCounts.deleteEmpty(on: connection)
             if let history {
                 // Which rows went, exactly (the condition may skip some of the range): one step
                 // per row, paid only with history on.
@@ -163,7 +159,7 @@ extension BatchWriter {
                 try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
                 removed.rows += Int(connection.changes)
             }
-            try deleteEmptyBlocks(from: firstID, through: end)
+            try MessageBlocks.deleteEmpty(from: firstID, through: end, on: connection)
             return (removed, chunkEnd.flatMap { $0 < lastID ? $0 + 1 : nil })
         }
     }
@@ -300,9 +296,8 @@ extension BatchWriter {
 
     private func deleteSessionRows(_ rowIDs: some Sequence<Int64>) throws {
         for session in rowIDs {
-            for table in ["message_blocks", "threads"] {
-                try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
-            }
+            try MessageBlocks.deleteAll(ofSession: session, on: connection)
+            try connection.run("DELETE FROM threads WHERE session_id = ?", [.integer(session)])
             if let history, let fields = history.tombstoneFields[.session] {
                 let deleted = try connection.cachedStatement("DELETE FROM sessions WHERE id = ? RETURNING id\(fields.returningSQL)")
                 deleted.bind(session, at: 1)
@@ -349,17 +344,5 @@ extension BatchWriter {
         let checkpoint = Result { () throws(DatabaseError) in try connection.checkpoint(.truncate) }
         try connection.setBusyTimeout()
         try checkpoint.get()
-    }
-
-    /// Deletes the blocks in an id range whose messages are all gone, except each session's
-    /// latest block: a writer may still be extending it, and deleting the table's last row
-    /// would let its id be used again.
-    private func deleteEmptyBlocks(from firstID: Int64, through lastID: Int64) throws {
-        try connection.run("""
-            DELETE FROM message_blocks
-            WHERE first_id <= ? AND last_id >= ?
-              AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN message_blocks.first_id AND message_blocks.last_id)
-              AND id < (SELECT max(id) FROM message_blocks AS newer WHERE newer.session_id = message_blocks.session_id)
-            """, [.integer(lastID), .integer(firstID)])
     }
 }
