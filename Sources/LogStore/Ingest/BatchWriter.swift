@@ -67,18 +67,6 @@ final class BatchWriter {
     /// maintenance), so the next batch's transaction records its insert.
     private var sessionInsertToRecord = false
 
-    static let insertMessageSQL = """
-        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
-                              thread_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-
-    /// A network task's technical message has no source location: its columns stay NULL.
-    static let insertTechnicalMessageSQL = """
-        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, task_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
-        """
-
     /// The bodies of network tasks.
     let blobs: BlobStore
     /// Bodies larger than this are not stored (``LogStore/Configuration/bodySizeLimit``).
@@ -178,8 +166,8 @@ final class BatchWriter {
     func insert(_ message: LogStore.Event.MessageCreated, taskRowID: Int64? = nil) throws {
         let labelID = try labelID(for: message.label)
         let statement = taskRowID == nil
-            ? try Self.kept(&insertMessageStatement, Self.insertMessageSQL, on: connection)
-            : try Self.kept(&insertTechnicalMessageStatement, Self.insertTechnicalMessageSQL, on: connection)
+            ? try Self.kept(&insertMessageStatement, Messages.insertSQL, on: connection)
+            : try Self.kept(&insertTechnicalMessageStatement, Messages.insertTechnicalSQL, on: connection)
         statement.bind(message.createdAt.timeIntervalSince1970, at: 1)
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(message.level.rawValue), at: 3)
@@ -245,7 +233,7 @@ final class BatchWriter {
             labelID = try self.labelID(for: messages.labels[labelSlot])
             labelIDs[labelSlot] = labelID
         }
-        let statement = try Self.kept(&insertMessageStatement, Self.insertMessageSQL, on: connection)
+        let statement = try Self.kept(&insertMessageStatement, Messages.insertSQL, on: connection)
         statement.bind(row.createdAt, at: 1)
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(row.level.rawValue), at: 3)
@@ -300,7 +288,7 @@ final class BatchWriter {
     /// to). One statement per batch.
     private func restoreSessionRow() throws {
         try connection.cachedStatement(
-            "INSERT OR IGNORE INTO sessions (id, uuid, started_at, app, host) VALUES (?, ?, ?, ?, ?)"
+            Sessions.restoreSQL
         ).bindAndRun([
             .integer(session.rowID), .text(session.uuid), .real(session.startedAt), .text(session.app),
             .text(session.host),
@@ -332,7 +320,7 @@ final class BatchWriter {
 
     private func recordThreadName(_ name: String, threadID: Int32) throws {
         let statement = try connection.cachedStatement(
-            "INSERT OR REPLACE INTO threads (session_id, thread_id, name) VALUES (?, ?, ?)")
+            Threads.recordNameSQL)
         statement.bind(sessionRowID, at: 1)
         statement.bind(Int64(threadID), at: 2)
         statement.bind(name, at: 3)
@@ -342,10 +330,10 @@ final class BatchWriter {
 
     func labelID(for label: String) throws -> Int64 {
         if let id = labelIDs[label] { return id }
-        let insert = try connection.cachedStatement("INSERT OR IGNORE INTO labels (name) VALUES (?)")
+        let insert = try connection.cachedStatement(Labels.insertSQL)
         insert.bind(label, at: 1)
         try insert.run()
-        let select = try connection.cachedStatement("SELECT id FROM labels WHERE name = ?")
+        let select = try connection.cachedStatement(Labels.idSQL)
         select.bind(label, at: 1)
         defer { select.reset() }
         guard try select.step() else {
@@ -398,47 +386,5 @@ final class BatchWriter {
     func rememberHead(_ key: SHA1.Digest, rowID: Int64) {
         if recentHeads.count >= Self.recentHeadLimit { recentHeads.removeAll(keepingCapacity: true) }
         recentHeads[key] = rowID
-    }
-}
-
-/// The ids and creation times of the messages one batch inserted.
-struct MessageRange {
-    var firstID: Int64 = 0
-    var lastID: Int64 = 0
-    var minCreatedAt = Double.infinity
-    var maxCreatedAt = -Double.infinity
-    var count = 0
-
-    mutating func add(id: Int64, createdAt: Double) {
-        if count == 0 { firstID = id }
-        lastID = id
-        minCreatedAt = min(minCreatedAt, createdAt)
-        maxCreatedAt = max(maxCreatedAt, createdAt)
-        count += 1
-    }
-}
-
-/// The current session's row, kept by the writer so it can restore it.
-struct SessionRecord: Sendable {
-    /// The row id of a session not inserted yet. No row has it (SQLite's row ids start at 1),
-    /// so the sweep's "every session but mine" keeps its meaning.
-    static let unrecorded: Int64 = 0
-
-    var rowID: Int64
-    var uuid: String
-    var startedAt: Double
-    /// `AppSnapshot` as JSON.
-    var app: String
-    /// `HostSnapshot` as JSON.
-    var host: String
-}
-
-extension SessionRecord {
-    /// Inserts the row and takes the id SQLite gives it.
-    mutating func insert(into connection: Connection) throws {
-        try connection.run(
-            "INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)",
-            [.text(uuid), .real(startedAt), .text(app), .text(host)])
-        rowID = connection.lastInsertRowID
     }
 }

@@ -1,0 +1,34 @@
+/// `sessions`: one row per process that opened the store for writing (or a session recorded
+/// later by a maintenance open). Its statements, prepared by their callers.
+enum Sessions {
+    /// Puts a session's row back under its own id (another process's removal deleted it meanwhile).
+    static let restoreSQL = "INSERT OR IGNORE INTO sessions (id, uuid, started_at, app, host) VALUES (?, ?, ?, ?, ?)"
+
+    /// Inserts a session; SQLite gives it its row id.
+    static let insertSQL = "INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)"
+}
+
+/// The current session's row, kept by the writer so it can restore it.
+struct SessionRecord: Sendable {
+    /// The row id of a session not inserted yet. No row has it (SQLite's row ids start at 1),
+    /// so the sweep's "every session but mine" keeps its meaning.
+    static let unrecorded: Int64 = 0
+
+    var rowID: Int64
+    var uuid: String
+    var startedAt: Double
+    /// `AppSnapshot` as JSON.
+    var app: String
+    /// `HostSnapshot` as JSON.
+    var host: String
+}
+
+extension SessionRecord {
+    /// Inserts the row and takes the id SQLite gives it.
+    mutating func insert(into connection: Connection) throws {
+        try connection.run(
+            Sessions.insertSQL,
+            [.text(uuid), .real(startedAt), .text(app), .text(host)])
+        rowID = connection.lastInsertRowID
+    }
+}

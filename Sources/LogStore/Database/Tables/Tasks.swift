@@ -1,0 +1,60 @@
+/// `tasks` and `task_transactions`: network tasks and their transactions' metrics. Their static
+/// statements, prepared by their callers.
+enum Tasks {
+    /// A task at its creation: pending (state 0), with its request head; a second creation of the same
+    /// uuid changes nothing.
+    static let insertCreatedSQL = """
+        INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
+                           request_head_id, task_description, direction)
+        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (uuid) DO NOTHING
+        """
+
+    /// A pending task's progress.
+    static let updateProgressSQL = "UPDATE tasks SET progress_completed = ?, progress_total = ? WHERE uuid = ? AND state = 0"
+
+    /// A completed task, new; a uuid already taken changes nothing (the caller then updates the
+    /// pending row). A direction not known (NULL) is outbound.
+    static let insertCompletedSQL = """
+        INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
+            status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
+            request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
+            response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                coalesce(?, \(NetworkTaskDirection.outbound.storedValue)), ?)
+        ON CONFLICT (uuid) DO NOTHING
+        """
+
+    /// Completes a pending task's row; a completion without a description or direction keeps the
+    /// creation's.
+    static let completePendingSQL = """
+        UPDATE tasks SET session_id = ?, label_id = ?, created_at = ?, task_type = ?, state = ?, method = ?,
+            url = ?, host = ?, path = ?, status_code = ?, error_code = ?, error_domain = ?,
+            error_description = ?, content_type = ?, duration = ?, redirect_count = ?, request_head_id = ?,
+            response_head_id = ?, request_body_id = ?, response_body_id = ?, request_body_size = ?,
+            response_body_size = ?, body_flags = ?, task_description = coalesce(?, task_description),
+            decoding_error = ?, metadata = ?, direction = coalesce(?, direction)
+        WHERE id = ?
+        """
+
+    /// One of a task's transactions (its metrics), by position.
+    static let insertTransactionSQL = "INSERT OR REPLACE INTO task_transactions (task_id, position, json) VALUES (?, ?, ?)"
+
+    /// A task's row id, state and request head, by uuid.
+    static let byUUIDSQL = "SELECT id, state, request_head_id FROM tasks WHERE uuid = ?"
+}
+
+/// `task_heads`: request and response heads, deduplicated by key and counted by links.
+enum TaskHeads {
+    /// Links a head once more, when row `id` still holds the head of that key.
+    static let linkSQL = "UPDATE task_heads SET link_count = link_count + 1 WHERE id = ? AND key = ?"
+
+    /// A new head, linked once.
+    static let insertSQL = "INSERT INTO task_heads (key, json, link_count) VALUES (?, ?, 1)"
+
+    /// Drops one link to a head.
+    static let unlinkSQL = "UPDATE task_heads SET link_count = link_count - 1 WHERE id = ?"
+
+    /// Deletes a head no task links any more.
+    static let deleteUnlinkedSQL = "DELETE FROM task_heads WHERE id = ? AND link_count <= 0"
+}
