@@ -11,7 +11,7 @@ enum StoreSize {
         let pages = try connection.pageCount() ?? 0
         let free = try connection.freelistCount() ?? 0
         let pageSize = try connection.pageSize() ?? 4096
-        let files = try connection.integer("SELECT file_size FROM blob_totals") ?? 0
+        let files = try connection.integer(Blobs.fileBytesSQL) ?? 0
         return (pages - free) * pageSize + files
     }
 
@@ -33,7 +33,7 @@ enum StoreSize {
 
     /// Bytes of blobs as stored, inline and in files.
     static func blobBytes(_ connection: Connection) throws -> Int64 {
-        try connection.integer("SELECT size FROM blob_totals") ?? 0
+        try connection.integer(Blobs.storedBytesSQL) ?? 0
     }
 
     /// The bytes the store's files take on disk (allocated blocks, as `du` counts them): the

@@ -171,8 +171,7 @@ extension BatchWriter {
     private func storeHead(_ head: TaskPreparation.PreparedHead) throws -> Int64 {
         try head.key.withUnsafeBytes { keyBytes in
             if let rowID = recentHeads[head.key] {
-                let link = try connection.cachedStatement(
-                    TaskHeads.linkSQL)
+                let link = try connection.cachedStatement(TaskHeads.linkSQL)
                 link.bind(rowID, at: 1)
                 link.bind(keyBytes, at: 2)
                 try link.run()

@@ -319,8 +319,7 @@ final class BatchWriter {
     }
 
     private func recordThreadName(_ name: String, threadID: Int32) throws {
-        let statement = try connection.cachedStatement(
-            Threads.recordNameSQL)
+        let statement = try connection.cachedStatement(Threads.recordNameSQL)
         statement.bind(sessionRowID, at: 1)
         statement.bind(Int64(threadID), at: 2)
         statement.bind(name, at: 3)

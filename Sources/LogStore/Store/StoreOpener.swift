@@ -114,7 +114,7 @@ enum StoreOpener {
     /// history, with its tombstones, and consumers learn what went.
     private static func implicitHistory(_ connection: Connection) throws -> HistoryConfiguration? {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithHistory,
-            try connection.integer("SELECT 1 FROM history_authors LIMIT 1") != nil
+            try connection.integer(HistoryTables.anyAuthorSQL) != nil
         else { return nil }
         let name = "\(HistoryConfiguration.unconfiguredAuthorPrefix)\(ProcessInfo.processInfo.processName)"
         return HistoryConfiguration(currentAuthor: name, batchAuthors: [name])
@@ -265,7 +265,7 @@ enum StoreOpener {
     // MARK: Sessions
 
     private static func previousSessionHost(_ connection: Connection) throws -> HostSnapshot? {
-        guard let json = try connection.text("SELECT host FROM sessions ORDER BY id DESC LIMIT 1") else { return nil }
+        guard let json = try connection.text(Sessions.latestHostSQL) else { return nil }
         // A snapshot another tool rewrote is only a lost comparison, not a reason to refuse to open.
         return try? StoreJSON.decoder.decode(HostSnapshot.self, from: Data(json.utf8))
     }

@@ -42,10 +42,8 @@ extension BatchWriter {
     @discardableResult
     func deleteTasks(rowIDs: [Int64], withTheirMessages: Bool) throws -> Removed {
         var removed = Removed()
-        let links = try connection.cachedStatement("""
-            SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE id = ?
-            """)
-        let delete = try connection.cachedStatement("DELETE FROM tasks WHERE id = ?")
+        let links = try connection.cachedStatement(Tasks.linksSQL)
+        let delete = try connection.cachedStatement(Tasks.deleteSQL)
         for rowID in rowIDs {
             links.bind(rowID, at: 1)
             guard try links.step() else {
@@ -64,7 +62,7 @@ extension BatchWriter {
                     defer { deleted.reset() }
                     while try deleted.step() { history.recordDeletion(.message, of: deleted, keeping: fields) }
                 } else {
-                    try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
+                    try connection.cachedStatement(Messages.deleteTechnicalSQL).bindAndRun([.integer(rowID)])
                 }
             }
             if let history, let fields = history.tombstoneFields[.task] {
@@ -202,11 +200,7 @@ extension BatchWriter {
         afterID: Int64, limit: Int, bytesToFree: Int64
     ) throws -> (removed: Removed, freedBytes: Int64, lastID: Int64?) {
         try transaction {
-            let statement = try connection.prepare("""
-                SELECT id, request_body_id, response_body_id FROM tasks
-                WHERE id > ? AND (request_body_id IS NOT NULL OR response_body_id IS NOT NULL)
-                ORDER BY id LIMIT ?
-                """)
+            let statement = try connection.prepare(Tasks.withBodiesAfterSQL)
             try statement.bind([.integer(afterID), .integer(Int64(limit))])
             var tasks: [(id: Int64, bodies: [Int64])] = []
             while try statement.step() {
@@ -217,12 +211,7 @@ extension BatchWriter {
             var removed = Removed()
             var freed: Int64 = 0
             var lastID: Int64?
-            let clear = try connection.cachedStatement("""
-                UPDATE tasks SET request_body_id = NULL, response_body_id = NULL,
-                    body_flags = body_flags | CASE WHEN response_body_id IS NULL THEN 0 ELSE ? END
-                                            | CASE WHEN request_body_id IS NULL THEN 0 ELSE ? END
-                WHERE id = ?
-                """)
+            let clear = try connection.cachedStatement(Tasks.dropBodiesSQL)
             for task in tasks {
                 // The task row lets go first: it refers to the bodies (foreign keys).
                 try clear.bindAndRun([
@@ -231,7 +220,7 @@ extension BatchWriter {
                 ])
                 history?.record(.task, .update, id: task.id)
                 for body in task.bodies {
-                    let size = try connection.integer("SELECT size FROM blobs WHERE id = ?", [.integer(body)]) ?? 0
+                    let size = try connection.integer(Blobs.sizeSQL, [.integer(body)]) ?? 0
                     if try blobs.unlink(rowID: body) == 0 {
                         removed.blobs += 1
                         freed += size
@@ -254,17 +243,7 @@ extension BatchWriter {
     /// - Returns: how many it deleted.
     func deleteEmptySessions(startedBefore cutoff: Date, limit: Int) throws -> Int {
         try transaction {
-            let empty = try connection.integers("""
-                SELECT id FROM sessions WHERE id <> ? AND started_at < ?
-                    AND id < (SELECT max(id) FROM sessions)
-                    AND id NOT IN (SELECT session_id FROM message_counts)
-                    AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN
-                        (SELECT min(first_id) FROM message_blocks WHERE session_id = sessions.id) AND
-                        (SELECT max(last_id) FROM message_blocks WHERE session_id = sessions.id)
-                        AND messages.session_id = sessions.id)
-                    AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = sessions.id)
-                LIMIT ?
-                """, [.integer(sessionRowID), .real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
+            let empty = try connection.integers(Sessions.emptyBeforeSQL, [.integer(sessionRowID), .real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
             try deleteSessionRows(empty)
             return empty.count
         }
@@ -297,14 +276,14 @@ extension BatchWriter {
     private func deleteSessionRows(_ rowIDs: some Sequence<Int64>) throws {
         for session in rowIDs {
             try MessageBlocks.deleteAll(ofSession: session, on: connection)
-            try connection.run("DELETE FROM threads WHERE session_id = ?", [.integer(session)])
+            try connection.run(Threads.deleteOfSessionSQL, [.integer(session)])
             if let history, let fields = history.tombstoneFields[.session] {
                 let deleted = try connection.cachedStatement("DELETE FROM sessions WHERE id = ? RETURNING id\(fields.returningSQL)")
                 deleted.bind(session, at: 1)
                 defer { deleted.reset() }
                 while try deleted.step() { history.recordDeletion(.session, of: deleted, keeping: fields) }
             } else {
-                try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
+                try connection.run(Sessions.deleteSQL, [.integer(session)])
                 if connection.changes > 0 { history?.record(.session, .delete, id: session) }
             }
         }

@@ -6,6 +6,29 @@ enum Sessions {
 
     /// Inserts a session; SQLite gives it its row id.
     static let insertSQL = "INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)"
+
+    /// Up to the third argument's sessions other than the first argument's, started before the
+    /// second, that no message or task belongs to any more; never the newest session row.
+    static let emptyBeforeSQL = """
+        SELECT id FROM sessions WHERE id <> ? AND started_at < ?
+            AND id < (SELECT max(id) FROM sessions)
+            AND id NOT IN (SELECT session_id FROM message_counts)
+            AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN
+                (SELECT min(first_id) FROM message_blocks WHERE session_id = sessions.id) AND
+                (SELECT max(last_id) FROM message_blocks WHERE session_id = sessions.id)
+                AND messages.session_id = sessions.id)
+            AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = sessions.id)
+        LIMIT ?
+        """
+
+    /// Deletes a session's row.
+    static let deleteSQL = "DELETE FROM sessions WHERE id = ?"
+
+    /// Every session but the argument's.
+    static let othersSQL = "SELECT id FROM sessions WHERE id <> ?"
+
+    /// The newest session's host snapshot (JSON).
+    static let latestHostSQL = "SELECT host FROM sessions ORDER BY id DESC LIMIT 1"
 }
 
 /// The current session's row, kept by the writer so it can restore it.

@@ -42,6 +42,36 @@ enum Tasks {
 
     /// A task's row id, state and request head, by uuid.
     static let byUUIDSQL = "SELECT id, state, request_head_id FROM tasks WHERE uuid = ?"
+
+    /// What a task links: its two heads and two bodies.
+    static let linksSQL = """
+        SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE id = ?
+        """
+
+    /// Deletes a task (its transactions go by cascade).
+    static let deleteSQL = "DELETE FROM tasks WHERE id = ?"
+
+    /// Up to the second argument's tasks with a body, after the first argument's id, oldest first.
+    static let withBodiesAfterSQL = """
+        SELECT id, request_body_id, response_body_id FROM tasks
+        WHERE id > ? AND (request_body_id IS NOT NULL OR response_body_id IS NOT NULL)
+        ORDER BY id LIMIT ?
+        """
+
+    /// Lets go of a task's bodies, keeping in its flags which of them it had (the arguments: the
+    /// flag of a dropped response body, of a dropped request body, the task's id).
+    static let dropBodiesSQL = """
+        UPDATE tasks SET request_body_id = NULL, response_body_id = NULL,
+            body_flags = body_flags | CASE WHEN response_body_id IS NULL THEN 0 ELSE ? END
+                                    | CASE WHEN request_body_id IS NULL THEN 0 ELSE ? END
+        WHERE id = ?
+        """
+
+    /// The newest task's id.
+    static let newestIDSQL = "SELECT max(id) FROM tasks"
+
+    /// The tasks created before a time.
+    static let countOlderSQL = "SELECT count(*) FROM tasks WHERE created_at < ?"
 }
 
 /// `task_heads`: request and response heads, deduplicated by key and counted by links.
