@@ -75,9 +75,9 @@ enum ArchiveSnapshot {
                 hostname: session.host.hostname))
         }
         guard contents.schemaVersion >= Migrations.firstVersionWithTasks else { return contents }
-        contents.taskCount = Int(try copy.integer("SELECT count(*) FROM tasks") ?? 0)
-        contents.blobCount = Int(try copy.integer("SELECT count(*) FROM blobs") ?? 0)
-        let statement = try copy.prepare("SELECT id, key, size FROM blobs WHERE data IS NULL ORDER BY id")
+        contents.taskCount = Int(try copy.integer(Tasks.countSQL) ?? 0)
+        contents.blobCount = Int(try copy.integer(Blobs.countSQL) ?? 0)
+        let statement = try copy.prepare(Blobs.inFilesSQL)
         while try statement.step() {
             guard let key = SHA1.Digest(bytes: statement.bytes(at: 1)) else {
                 throw LogStoreError.unexpected("blob row \(statement.int64(at: 0)) has a key that is not a SHA-1")
@@ -102,7 +102,7 @@ enum ArchiveSnapshot {
                     response_body_id = CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE response_body_id END
                 WHERE request_body_id IN (SELECT value FROM json_each(?1)) OR response_body_id IN (SELECT value FROM json_each(?1))
                 """, [.text(list)])
-            try copy.run("DELETE FROM blobs WHERE id IN (SELECT value FROM json_each(?))", [.text(list)])
+            try copy.run(Blobs.deleteIDsSQL, [.text(list)])
         }
     }
 }

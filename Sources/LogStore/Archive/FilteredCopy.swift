@@ -44,14 +44,14 @@ enum FilteredCopy {
                 arguments, into: "messages")
         }
         // A task's own technical message travels with it.
-        let taskIDs = try idList(target, "SELECT id FROM tasks")
+        let taskIDs = try idList(target, Tasks.idsSQL)
         try target.copyRows(
             from: source,
             select: "SELECT * FROM messages WHERE task_id IS NOT NULL AND task_id IN (SELECT value FROM json_each(?)) ORDER BY id",
             [.text(taskIDs)], into: "messages", ignoringDuplicates: true)
 
         let namedSessions = "[" + options.sessions.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]"
-        let usedSessions = try idList(target, "SELECT session_id FROM messages UNION SELECT session_id FROM tasks")
+        let usedSessions = try idList(target, Sessions.usedSQL)
         try target.copyRows(
             from: source,
             select: """
@@ -59,8 +59,8 @@ enum FilteredCopy {
                 OR uuid IN (SELECT value FROM json_each(?)) ORDER BY id
                 """,
             [.text(usedSessions), .text(namedSessions)], into: "sessions")
-        let sessions = try idList(target, "SELECT id FROM sessions")
-        try target.copyRows(from: source, select: "SELECT * FROM labels ORDER BY id", into: "labels")
+        let sessions = try idList(target, Sessions.idsSQL)
+        try target.copyRows(from: source, select: Labels.rowsSQL, into: "labels")
         try target.copyRows(
             from: source, select: "SELECT * FROM threads WHERE session_id IN (SELECT value FROM json_each(?))",
             [.text(sessions)], into: "threads")
@@ -94,7 +94,7 @@ enum FilteredCopy {
     private static func rebuildDerivedRows(_ target: Connection) throws {
         // A technical message whose task stayed behind (a message query that includes them, and
         // a narrower task query) would name a task the archive does not hold.
-        try target.execute("DELETE FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks)")
+        try target.execute(Messages.deleteOrphanedTechnicalSQL)
         // As the writer keeps them: a task's technical message is not counted.
         try MessageCounts.rebuild(on: target)
         try MessageBlocks.recount(on: target)

@@ -44,4 +44,31 @@ enum Blobs {
 
     /// The bytes of every body as stored.
     static let storedBytesSQL = "SELECT size FROM blob_totals"
+
+    /// The largest bodies first: key, sizes, compression, links and whether in a file.
+    static let largestSQL = """
+        SELECT lower(hex(key)), size, decompressed_size, compression, link_count, data IS NULL
+        FROM blobs ORDER BY size DESC, key LIMIT ?
+        """
+
+    /// The bodies' kept totals: count, stored, decompressed and file bytes.
+    static let keptTotalsSQL = """
+        SELECT count, size, decompressed_size, file_size FROM blob_totals
+        """
+
+    /// The bodies' totals counted row by row: count, stored, decompressed and file bytes.
+    static let countedTotalsSQL = """
+        SELECT count(*), coalesce(sum(size), 0), coalesce(sum(decompressed_size), 0),
+               coalesce(sum(CASE WHEN data IS NULL THEN size ELSE 0 END), 0)
+        FROM blobs
+        """
+
+    /// How many bodies there are.
+    static let countSQL = "SELECT count(*) FROM blobs"
+
+    /// The bodies kept in files: row id, key and size.
+    static let inFilesSQL = "SELECT id, key, size FROM blobs WHERE data IS NULL ORDER BY id"
+
+    /// Deletes the bodies of the ids of a JSON array.
+    static let deleteIDsSQL = "DELETE FROM blobs WHERE id IN (SELECT value FROM json_each(?))"
 }

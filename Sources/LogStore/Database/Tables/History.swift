@@ -122,4 +122,7 @@ enum HistoryTables {
 
     /// Whether any author ever registered.
     static let anyAuthorSQL = "SELECT 1 FROM history_authors LIMIT 1"
+
+    /// The rows consumers missed, all together.
+    static let missedRowsSQL = "SELECT coalesce(sum(row_count), 0) FROM history_gaps"
 }

@@ -44,6 +44,9 @@ enum MessageCounts {
             GROUP BY session_id, label_id, level;
             """)
     }
+
+    /// The messages counted per label and level; callers add their conditions and grouping.
+    static let perLabelAndLevelSQL = "SELECT label_id, level, sum(count) FROM message_counts"
 }
 
 /// `message_blocks`: the id and time range of each run of a few thousand messages of one session
@@ -114,4 +117,10 @@ enum MessageBlocks {
             DELETE FROM message_blocks WHERE message_count = 0;
             """)
     }
+
+    /// The id range of the blocks that match the conditions that follow.
+    static let idRangeWhereSQL = "SELECT min(first_id), max(last_id) FROM message_blocks WHERE "
+
+    /// The blocks' id and time ranges; callers add their conditions.
+    static let rangesSQL = "SELECT first_id, last_id, min_created_at, max_created_at FROM message_blocks"
 }

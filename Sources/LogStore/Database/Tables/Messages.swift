@@ -34,6 +34,27 @@ enum Messages {
 
     /// A message's creation time.
     static let createdAtSQL = "SELECT created_at FROM messages WHERE id = ?"
+
+    /// Messages' ids, times, levels and labels; callers add their conditions.
+    static let summarySQL = "SELECT id, created_at, level, label_id FROM messages"
+
+    /// Messages' ids, times, levels and labels, for the ids of a JSON array.
+    static let summaryByIDsSQL = "SELECT id, created_at, level, label_id FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+
+    /// The first message id after one.
+    static let firstIDAfterSQL = "SELECT min(id) FROM messages WHERE id > ?"
+
+    /// The newest message up to an id created at or before a time.
+    static let lastIDAtOrBeforeSQL = "SELECT id FROM messages WHERE id <= ? AND created_at <= ? ORDER BY id DESC LIMIT 1"
+
+    /// The newest message's id and time.
+    static let newestSQL = "SELECT id, created_at FROM messages ORDER BY id DESC LIMIT 1"
+
+    /// The newest message's id in the main database (beside a temporary schema).
+    static let newestIDInMainSQL = "SELECT max(id) FROM main.messages"
+
+    /// Deletes the technical messages whose task is gone.
+    static let deleteOrphanedTechnicalSQL = "DELETE FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks)"
 }
 
 /// `labels`: the labels messages and tasks name by row id.
@@ -43,6 +64,12 @@ enum Labels {
 
     /// A label's row id, by name.
     static let idSQL = "SELECT id FROM labels WHERE name = ?"
+
+    /// Every label's row id and name.
+    static let allSQL = "SELECT id, name FROM labels"
+
+    /// Every label row, in order.
+    static let rowsSQL = "SELECT * FROM labels ORDER BY id"
 }
 
 /// `threads`: the thread names each session recorded.
@@ -52,4 +79,7 @@ enum Threads {
 
     /// Deletes a session's thread names.
     static let deleteOfSessionSQL = "DELETE FROM threads WHERE session_id = ?"
+
+    /// Every thread name, with its session and thread id.
+    static let allSQL = "SELECT session_id, thread_id, name FROM threads"
 }

@@ -29,6 +29,21 @@ enum Sessions {
 
     /// The newest session's host snapshot (JSON).
     static let latestHostSQL = "SELECT host FROM sessions ORDER BY id DESC LIMIT 1"
+
+    /// Every session, oldest first.
+    static let allSQL = "SELECT uuid, started_at, app, host FROM sessions ORDER BY id"
+
+    /// How many sessions there are.
+    static let countSQL = "SELECT count(*) FROM sessions"
+
+    /// Every session's row id and uuid.
+    static let uuidsSQL = "SELECT id, uuid FROM sessions"
+
+    /// The sessions some message or task belongs to.
+    static let usedSQL = "SELECT session_id FROM messages UNION SELECT session_id FROM tasks"
+
+    /// Every session's row id.
+    static let idsSQL = "SELECT id FROM sessions"
 }
 
 /// The current session's row, kept by the writer so it can restore it.

@@ -72,6 +72,18 @@ enum Tasks {
 
     /// The tasks created before a time.
     static let countOlderSQL = "SELECT count(*) FROM tasks WHERE created_at < ?"
+
+    /// A task's row id, by uuid.
+    static let idByUUIDSQL = "SELECT id FROM tasks WHERE uuid = ?"
+
+    /// How many tasks there are.
+    static let countSQL = "SELECT count(*) FROM tasks"
+
+    /// A task's transactions, in order.
+    static let transactionsSQL = "SELECT position, json FROM task_transactions WHERE task_id = ? ORDER BY position"
+
+    /// Every task's row id.
+    static let idsSQL = "SELECT id FROM tasks"
 }
 
 /// `task_heads`: request and response heads, deduplicated by key and counted by links.
