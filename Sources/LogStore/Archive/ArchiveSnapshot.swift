@@ -40,11 +40,7 @@ enum ArchiveSnapshot {
         guard try Migrations.currentVersion(copy) >= Migrations.firstVersionWithHistory else { return }
         try copy.setSecureDelete(true)
         try copy.transaction {
-            try copy.execute("""
-                DELETE FROM history; DELETE FROM history_authors; DELETE FROM history_gaps;
-                DELETE FROM sqlite_sequence WHERE name = 'history';
-                UPDATE history_state SET last_cleanup = NULL, cleaned_through = 0 WHERE id = 1;
-                """)
+            try copy.execute(HistoryTables.clearSQL)
         }
     }
 
@@ -54,12 +50,7 @@ enum ArchiveSnapshot {
     static func catchUpSearchIndex(_ copy: Connection) throws {
         guard try SearchIndex.hasIndex(copy) else { return }
         try copy.transaction {
-            try copy.execute("""
-                INSERT INTO message_search (rowid, text, metadata)
-                SELECT id, text, metadata FROM messages
-                WHERE id > (SELECT indexed_through FROM search_state WHERE id = 1) ORDER BY id;
-                UPDATE search_state SET indexed_through = (SELECT coalesce(max(id), 0) FROM messages) WHERE id = 1;
-                """)
+            try copy.execute(Search.indexRemainingSQL)
         }
     }
 
@@ -93,15 +84,7 @@ enum ArchiveSnapshot {
         guard !rowIDs.isEmpty else { return }
         let list = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
         try copy.transaction {
-            try copy.run("""
-                UPDATE tasks SET
-                    body_flags = body_flags
-                        | CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.requestBodyDropped) ELSE 0 END
-                        | CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.responseBodyDropped) ELSE 0 END,
-                    request_body_id = CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE request_body_id END,
-                    response_body_id = CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE response_body_id END
-                WHERE request_body_id IN (SELECT value FROM json_each(?1)) OR response_body_id IN (SELECT value FROM json_each(?1))
-                """, [.text(list)])
+            try copy.run(Tasks.dropBodyIDsSQL, [.text(list)])
             try copy.run(Blobs.deleteIDsSQL, [.text(list)])
         }
     }

@@ -203,15 +203,3 @@ extension BatchWriter {
         value.map { .text($0) } ?? .null
     }
 }
-
-/// Bits of `tasks.body_flags`.
-enum TaskBodyFlags {
-    /// The request body was larger than the size limit and was not stored.
-    static let requestBodyOverLimit: Int64 = 1
-    /// The response body was larger than the size limit and was not stored.
-    static let responseBodyOverLimit: Int64 = 2
-    /// The request body was removed by the sweep to keep blobs within their share.
-    static let requestBodyDropped: Int64 = 4
-    /// The response body was removed by the sweep to keep blobs within their share.
-    static let responseBodyDropped: Int64 = 8
-}

@@ -125,4 +125,11 @@ enum HistoryTables {
 
     /// The rows consumers missed, all together.
     static let missedRowsSQL = "SELECT coalesce(sum(row_count), 0) FROM history_gaps"
+
+    /// Empties the history: its rows, authors, gaps, sequence and cleanup state.
+    static let clearSQL = """
+        DELETE FROM history; DELETE FROM history_authors; DELETE FROM history_gaps;
+        DELETE FROM sqlite_sequence WHERE name = 'history';
+        UPDATE history_state SET last_cleanup = NULL, cleaned_through = 0 WHERE id = 1;
+        """
 }

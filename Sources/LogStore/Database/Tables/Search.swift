@@ -24,4 +24,12 @@ enum Search {
 
     /// The pages of the index's segments.
     static let segmentPagesSQL = "SELECT count(*) FROM message_search_data"
+
+    /// Indexes every message the index does not cover yet, and records it complete.
+    static let indexRemainingSQL = """
+        INSERT INTO message_search (rowid, text, metadata)
+        SELECT id, text, metadata FROM messages
+        WHERE id > (SELECT indexed_through FROM search_state WHERE id = 1) ORDER BY id;
+        UPDATE search_state SET indexed_through = (SELECT coalesce(max(id), 0) FROM messages) WHERE id = 1;
+        """
 }

@@ -84,6 +84,18 @@ enum Tasks {
 
     /// Every task's row id.
     static let idsSQL = "SELECT id FROM tasks"
+
+    /// Lets go of the bodies of the ids of a JSON array (`?1`) in every task that links one, keeping
+    /// in its flags which of them it had.
+    static let dropBodyIDsSQL = """
+        UPDATE tasks SET
+            body_flags = body_flags
+                | CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.requestBodyDropped) ELSE 0 END
+                | CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.responseBodyDropped) ELSE 0 END,
+            request_body_id = CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE request_body_id END,
+            response_body_id = CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE response_body_id END
+        WHERE request_body_id IN (SELECT value FROM json_each(?1)) OR response_body_id IN (SELECT value FROM json_each(?1))
+        """
 }
 
 /// `task_heads`: request and response heads, deduplicated by key and counted by links.
@@ -99,4 +111,16 @@ enum TaskHeads {
 
     /// Deletes a head no task links any more.
     static let deleteUnlinkedSQL = "DELETE FROM task_heads WHERE id = ? AND link_count <= 0"
+}
+
+/// Bits of `tasks.body_flags`.
+enum TaskBodyFlags {
+    /// The request body was larger than the size limit and was not stored.
+    static let requestBodyOverLimit: Int64 = 1
+    /// The response body was larger than the size limit and was not stored.
+    static let responseBodyOverLimit: Int64 = 2
+    /// The request body was removed by the sweep to keep blobs within their share.
+    static let requestBodyDropped: Int64 = 4
+    /// The response body was removed by the sweep to keep blobs within their share.
+    static let responseBodyDropped: Int64 = 8
 }
