@@ -77,7 +77,7 @@ enum ArchiveDatabase {
         defer { connection.close() }
         try connection.hardenForUntrustedFile(.checkedSchema, maxLength: maximumValueLength)
         // A scratch file: a crash leaves it to be deleted with its directory, so no journal.
-        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try connection.setScratchJournal(.off)
         try Migrations.migrate(connection)
     }
 

@@ -12,13 +12,8 @@ final class ArchiveDocument: Sendable {
         let connection = try Connection(path: url.path, mode: .readWrite(create: false))
         // The file is a temporary one until it is complete and synced (ExportDestination), so a
         // journal and syncs on the way buy nothing. 64 KiB pages: the rows are large blobs.
-        try connection.execute("""
-            PRAGMA page_size = 65536;
-            PRAGMA journal_mode = OFF;
-            PRAGMA synchronous = OFF;
-            PRAGMA application_id = \(ArchiveFormat.applicationID);
-            PRAGMA user_version = \(ArchiveFormat.version);
-            """)
+        try connection.setUpScratchFile(
+            pageSize: 65536, applicationID: ArchiveFormat.applicationID, version: ArchiveFormat.version)
         try connection.execute(ArchiveFormat.schema)
         self.connection = Mutex(connection)
         self.url = url

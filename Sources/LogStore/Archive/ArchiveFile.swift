@@ -172,10 +172,10 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
 
     private static func readInfo(_ connection: Connection, url: URL, limits: ArchiveLimits) throws -> ArchiveInfo {
         let invalid = { (reason: String) in LogStoreError.storeInvalid(url, reason: reason) }
-        guard try connection.integer("PRAGMA application_id") == ArchiveFormat.applicationID else {
+        guard try connection.applicationID() == ArchiveFormat.applicationID else {
             throw invalid("it is a SQLite file, not a LogStore archive")
         }
-        let format = Int(try connection.integer("PRAGMA user_version") ?? 0)
+        let format = Int(try connection.userVersion() ?? 0)
         guard format <= ArchiveFormat.version else {
             throw LogStoreError.unsupportedVersion(found: .archiveFormat(format), supported: .archiveFormat(ArchiveFormat.version))
         }

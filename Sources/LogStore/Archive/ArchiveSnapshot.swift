@@ -29,7 +29,7 @@ enum ArchiveSnapshot {
     /// says WAL), so it reads as one file once extracted.
     static func open(_ url: URL) throws -> Connection {
         let copy = try Connection(path: url.path, mode: .readWrite(create: false))
-        try copy.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF")
+        try copy.setScratchJournal(.delete)
         return copy
     }
 
@@ -38,13 +38,9 @@ enum ArchiveSnapshot {
     /// `secure_delete`, the freed pages are zeroed, so nothing of it stays in the file.
     static func dropHistory(_ copy: Connection) throws {
         guard try Migrations.currentVersion(copy) >= Migrations.firstVersionWithHistory else { return }
-        try copy.execute("PRAGMA secure_delete = ON")
+        try copy.setSecureDelete(true)
         try copy.transaction {
-            try copy.execute("""
-                DELETE FROM history; DELETE FROM history_authors; DELETE FROM history_gaps;
-                DELETE FROM sqlite_sequence WHERE name = 'history';
-                UPDATE history_state SET last_cleanup = NULL, cleaned_through = 0 WHERE id = 1;
-                """)
+            try copy.execute(HistoryTables.clearSQL)
         }
     }
 
@@ -54,12 +50,7 @@ enum ArchiveSnapshot {
     static func catchUpSearchIndex(_ copy: Connection) throws {
         guard try SearchIndex.hasIndex(copy) else { return }
         try copy.transaction {
-            try copy.execute("""
-                INSERT INTO message_search (rowid, text, metadata)
-                SELECT id, text, metadata FROM messages
-                WHERE id > (SELECT indexed_through FROM search_state WHERE id = 1) ORDER BY id;
-                UPDATE search_state SET indexed_through = (SELECT coalesce(max(id), 0) FROM messages) WHERE id = 1;
-                """)
+            try copy.execute(Search.indexRemainingSQL)
         }
     }
 
@@ -68,16 +59,16 @@ enum ArchiveSnapshot {
         var contents = Contents()
         contents.schemaVersion = try Migrations.currentVersion(copy)
         // Counted as `info()` counts them: without the technical messages of tasks.
-        contents.messageCount = Int(try copy.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
+        contents.messageCount = Int(try MessageCounts.total(copy) ?? 0)
         for session in try SessionRows.all(copy) {
             contents.sessions.append(ArchiveInfo.Session(
                 id: session.id, startDate: session.startDate, app: session.app.name, appVersion: session.app.version,
                 hostname: session.host.hostname))
         }
         guard contents.schemaVersion >= Migrations.firstVersionWithTasks else { return contents }
-        contents.taskCount = Int(try copy.integer("SELECT count(*) FROM tasks") ?? 0)
-        contents.blobCount = Int(try copy.integer("SELECT count(*) FROM blobs") ?? 0)
-        let statement = try copy.prepare("SELECT id, key, size FROM blobs WHERE data IS NULL ORDER BY id")
+        contents.taskCount = Int(try copy.integer(Tasks.countSQL) ?? 0)
+        contents.blobCount = Int(try copy.integer(Blobs.countSQL) ?? 0)
+        let statement = try copy.prepare(Blobs.inFilesSQL)
         while try statement.step() {
             guard let key = SHA1.Digest(bytes: statement.bytes(at: 1)) else {
                 throw LogStoreError.unexpected("blob row \(statement.int64(at: 0)) has a key that is not a SHA-1")
@@ -93,16 +84,8 @@ enum ArchiveSnapshot {
         guard !rowIDs.isEmpty else { return }
         let list = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
         try copy.transaction {
-            try copy.run("""
-                UPDATE tasks SET
-                    body_flags = body_flags
-                        | CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.requestBodyDropped) ELSE 0 END
-                        | CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN \(TaskBodyFlags.responseBodyDropped) ELSE 0 END,
-                    request_body_id = CASE WHEN request_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE request_body_id END,
-                    response_body_id = CASE WHEN response_body_id IN (SELECT value FROM json_each(?1)) THEN NULL ELSE response_body_id END
-                WHERE request_body_id IN (SELECT value FROM json_each(?1)) OR response_body_id IN (SELECT value FROM json_each(?1))
-                """, [.text(list)])
-            try copy.run("DELETE FROM blobs WHERE id IN (SELECT value FROM json_each(?))", [.text(list)])
+            try copy.run(Tasks.dropBodyIDsSQL, [.text(list)])
+            try copy.run(Blobs.deleteIDsSQL, [.text(list)])
         }
     }
 }

@@ -25,7 +25,7 @@ enum ArchiveWriter {
             let migrated = try Connection(path: whole.path, mode: .readWrite(create: false))
             defer { migrated.close() }
             try progress.interruptible(migrated) {
-                try migrated.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+                try migrated.setScratchJournal(.off)
                 try Migrations.migrate(migrated)
                 if !options.selectsEverything {
                     try ArchiveSnapshot.copy(from: migrated, options: options, to: scratch, progress: progress)

@@ -17,7 +17,7 @@ enum FilteredCopy {
 
     private static func copy(from source: Connection, options: ExportOptions, into target: Connection) throws {
         // A scratch file: a crash leaves it to be deleted, so no journal and no syncs.
-        try target.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try target.setScratchJournal(.off)
         try Migrations.migrate(target)
         // Rows arrive table by table, each before or after what it refers to; the copy is
         // consistent once complete because the source was.
@@ -44,14 +44,14 @@ enum FilteredCopy {
                 arguments, into: "messages")
         }
         // A task's own technical message travels with it.
-        let taskIDs = try idList(target, "SELECT id FROM tasks")
+        let taskIDs = try idList(target, Tasks.idsSQL)
         try target.copyRows(
             from: source,
             select: "SELECT * FROM messages WHERE task_id IS NOT NULL AND task_id IN (SELECT value FROM json_each(?)) ORDER BY id",
             [.text(taskIDs)], into: "messages", ignoringDuplicates: true)
 
         let namedSessions = "[" + options.sessions.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]"
-        let usedSessions = try idList(target, "SELECT session_id FROM messages UNION SELECT session_id FROM tasks")
+        let usedSessions = try idList(target, Sessions.usedSQL)
         try target.copyRows(
             from: source,
             select: """
@@ -59,8 +59,8 @@ enum FilteredCopy {
                 OR uuid IN (SELECT value FROM json_each(?)) ORDER BY id
                 """,
             [.text(usedSessions), .text(namedSessions)], into: "sessions")
-        let sessions = try idList(target, "SELECT id FROM sessions")
-        try target.copyRows(from: source, select: "SELECT * FROM labels ORDER BY id", into: "labels")
+        let sessions = try idList(target, Sessions.idsSQL)
+        try target.copyRows(from: source, select: Labels.rowsSQL, into: "labels")
         try target.copyRows(
             from: source, select: "SELECT * FROM threads WHERE session_id IN (SELECT value FROM json_each(?))",
             [.text(sessions)], into: "threads")
@@ -92,22 +92,13 @@ enum FilteredCopy {
 
     /// Counts, blocks and links as the copied rows make them.
     private static func rebuildDerivedRows(_ target: Connection) throws {
+        // A technical message whose task stayed behind (a message query that includes them, and
+        // a narrower task query) would name a task the archive does not hold.
+        try target.execute(Messages.deleteOrphanedTechnicalSQL)
+        // As the writer keeps them: a task's technical message is not counted.
+        try MessageCounts.rebuild(on: target)
+        try MessageBlocks.recount(on: target)
         try target.execute("""
-            -- A technical message whose task stayed behind (a message query that includes them,
-            -- and a narrower task query) would name a task the archive does not hold.
-            DELETE FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks);
-
-            -- As the writer keeps them: a task's technical message is not counted.
-            INSERT INTO message_counts (session_id, label_id, level, count)
-            SELECT session_id, label_id, level, count(*) FROM messages WHERE task_id IS NULL
-            GROUP BY session_id, label_id, level;
-
-            UPDATE message_blocks SET message_count = (
-                SELECT count(*) FROM messages
-                WHERE messages.id BETWEEN message_blocks.first_id AND message_blocks.last_id
-                  AND messages.session_id = message_blocks.session_id);
-            DELETE FROM message_blocks WHERE message_count = 0;
-
             \(relinking("task_heads", from: "request_head_id", "response_head_id"))
             \(relinking("blobs", from: "request_body_id", "response_body_id"))
             """)

@@ -234,8 +234,7 @@ extension BlobStore {
     }
 
     private static func storedRow(_ key: SHA1.Digest, connection: Connection) throws(DatabaseError) -> StoredRow? {
-        let statement = try connection.cachedStatement(
-            "SELECT size, decompressed_size, compression, data FROM blobs WHERE key = ?")
+        let statement = try connection.cachedStatement(Blobs.contentByKeySQL)
         defer { statement.reset() }
         key.withUnsafeBytes { statement.bind($0, at: 1) }
         guard try statement.step() else { return nil }

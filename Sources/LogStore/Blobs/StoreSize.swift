@@ -8,10 +8,10 @@ import Glibc
 enum StoreSize {
     /// Bytes of data in the database (pages in use, not the free ones) plus the blob files.
     static func usedBytes(_ connection: Connection) throws -> Int64 {
-        let pages = try connection.integer("PRAGMA page_count") ?? 0
-        let free = try connection.integer("PRAGMA freelist_count") ?? 0
-        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
-        let files = try connection.integer("SELECT file_size FROM blob_totals") ?? 0
+        let pages = try connection.pageCount() ?? 0
+        let free = try connection.freelistCount() ?? 0
+        let pageSize = try connection.pageSize() ?? 4096
+        let files = try connection.integer(Blobs.fileBytesSQL) ?? 0
         return (pages - free) * pageSize + files
     }
 
@@ -26,14 +26,14 @@ enum StoreSize {
     static func judgedBytes(_ connection: Connection, sizeLimit: Int64) throws -> Int64 {
         let used = try usedBytes(connection)
         guard sizeLimit < smallStoreLimit else { return used }
-        let free = try connection.integer("PRAGMA freelist_count") ?? 0
-        let pageSize = try connection.integer("PRAGMA page_size") ?? 4096
+        let free = try connection.freelistCount() ?? 0
+        let pageSize = try connection.pageSize() ?? 4096
         return used + free * pageSize + Files.fileSize(URL(fileURLWithPath: connection.path + "-wal"))
     }
 
     /// Bytes of blobs as stored, inline and in files.
     static func blobBytes(_ connection: Connection) throws -> Int64 {
-        try connection.integer("SELECT size FROM blob_totals") ?? 0
+        try connection.integer(Blobs.storedBytesSQL) ?? 0
     }
 
     /// The bytes the store's files take on disk (allocated blocks, as `du` counts them): the

@@ -14,9 +14,7 @@ extension HistoryAuthors {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithRetentionRequests else {
             return false
         }
-        let statement = try connection.cachedStatement("""
-            SELECT 1 FROM history_authors WHERE guards_retention = 1 AND kind = 0 AND retired IS NULL LIMIT 1
-            """)
+        let statement = try connection.cachedStatement(HistoryTables.anyRetentionGuardSQL)
         defer { statement.reset() }
         return try statement.step()
     }
@@ -27,9 +25,7 @@ extension HistoryAuthors {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithRetentionRequests else {
             return []
         }
-        let statement = try connection.cachedStatement("""
-            SELECT name FROM history_authors WHERE guards_retention = 1 AND kind = 0 AND retired IS NULL ORDER BY name
-            """)
+        let statement = try connection.cachedStatement(HistoryTables.retentionGuardNamesSQL)
         defer { statement.reset() }
         var names: [String] = []
         while try statement.step() { names.append(statement.string(at: 0)) }

@@ -8,9 +8,7 @@ extension HistoryAuthors {
     ///
     /// - Returns: whether an author of that name exists.
     static func retire(_ name: String, on connection: Connection, at date: Date = Date()) throws -> Bool {
-        let update = try connection.cachedStatement("""
-            UPDATE history_authors SET retired = coalesce(retired, ?), guards_retention = 0 WHERE name = ?
-            """)
+        let update = try connection.cachedStatement(HistoryTables.retireSQL)
         update.bind(date.timeIntervalSince1970, at: 1)
         update.bind(name, at: 2)
         try update.run()

@@ -32,12 +32,8 @@ enum HistoryAuthors {
         _ name: String, isBatch: Bool, guardsRetention: Bool = false, naming consumers: Set<String> = [],
         on connection: Connection, at date: Date = Date()
     ) throws -> Int64 {
-        let end = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
-        let insert = try connection.cachedStatement("""
-            INSERT INTO history_authors (name, kind, cursor, registered, opened, guards_retention) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, opened = coalesce(opened, excluded.opened),
-                retired = NULL, guards_retention = excluded.guards_retention
-            """)
+        let end = try connection.integer(HistoryTables.lastSequenceSQL) ?? 0
+        let insert = try connection.cachedStatement(HistoryTables.registerSQL)
         insert.bind(name, at: 1)
         insert.bind(Int64(isBatch ? 1 : 0), at: 2)
         insert.bind(end, at: 3)
@@ -45,16 +41,14 @@ enum HistoryAuthors {
         insert.bind(date.timeIntervalSince1970, at: 5)
         insert.bind(Int64(guardsRetention ? 1 : 0), at: 6)
         try insert.run()
-        let naming = try connection.cachedStatement("""
-            INSERT INTO history_authors (name, kind, cursor, registered) VALUES (?, 0, ?, ?) ON CONFLICT (name) DO NOTHING
-            """)
+        let naming = try connection.cachedStatement(HistoryTables.nameConsumerSQL)
         for consumer in consumers.sorted() where consumer != name {
             naming.bind(consumer, at: 1)
             naming.bind(end, at: 2)
             naming.bind(date.timeIntervalSince1970, at: 3)
             try naming.run()
         }
-        guard let id = try connection.integer("SELECT id FROM history_authors WHERE name = ?", [.text(name)]) else {
+        guard let id = try connection.integer(HistoryTables.authorIDSQL, [.text(name)]) else {
             throw DatabaseError(message: "history author row missing after insert", sql: nil)
         }
         return id
@@ -67,18 +61,16 @@ enum HistoryAuthors {
         _ authorID: Int64, to seq: Int64, on connection: Connection, countsMerge: Bool = true, at date: Date = Date()
     ) throws {
         if countsMerge {
-            try connection.run("""
-                UPDATE history_authors SET cursor = max(cursor, ?), last_merge = ?, merges = merges + 1 WHERE id = ?
-                """, [.integer(seq), .real(date.timeIntervalSince1970), .integer(authorID)])
+            try connection.run(HistoryTables.recordMergeSQL, [.integer(seq), .real(date.timeIntervalSince1970), .integer(authorID)])
         } else {
             try connection.run(
-                "UPDATE history_authors SET cursor = max(cursor, ?) WHERE id = ?", [.integer(seq), .integer(authorID)])
+                HistoryTables.advanceCursorSQL, [.integer(seq), .integer(authorID)])
         }
     }
 
     /// `author`'s cursor (0 for a row that is gone).
     static func cursor(_ authorID: Int64, on connection: Connection) throws -> Int64 {
-        try connection.integer("SELECT cursor FROM history_authors WHERE id = ?", [.integer(authorID)]) ?? 0
+        try connection.integer(HistoryTables.cursorSQL, [.integer(authorID)]) ?? 0
     }
 
     /// Every author, by name.
@@ -114,6 +106,6 @@ enum HistoryAuthors {
         guard required.isSubset(of: registered) else { return nil }
         let holding = rows.filter { !$0.isBatch && $0.retired == nil }
         if let lowest = holding.map(\.cursor).min() { return lowest }
-        return try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
+        return try connection.integer(HistoryTables.lastSequenceSQL) ?? 0
     }
 }

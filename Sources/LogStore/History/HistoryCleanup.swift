@@ -31,20 +31,20 @@ enum HistoryCleanup {
             return (HistoryCleanupReport(deletedChanges: 0, cleanedThrough: nil), true)
         }
         let chunkEnd = try connection.integer(
-            "SELECT seq FROM history WHERE seq <= ? ORDER BY seq LIMIT 1 OFFSET ?",
+            HistoryTables.sequenceAtOffsetSQL,
             [.integer(limit), .integer(Int64(max(1, maxChanges)))])
         let through = chunkEnd.map { $0 - 1 } ?? limit
-        try connection.run("DELETE FROM history WHERE seq <= ?", [.integer(through)])
+        try connection.run(HistoryTables.deleteThroughSQL, [.integer(through)])
         let deleted = Int(connection.changes)
         try connection.run(
-            "UPDATE history_state SET last_cleanup = ?, cleaned_through = max(cleaned_through, ?) WHERE id = 1",
+            HistoryTables.recordCleanupSQL,
             [.real(date.timeIntervalSince1970), .integer(through)])
         return (HistoryCleanupReport(deletedChanges: deleted, cleanedThrough: through), chunkEnd == nil)
     }
 
     /// When the last cleanup ran (any process's), nil if none has.
     static func lastCleanup(on connection: Connection) throws -> Date? {
-        try connection.real("SELECT last_cleanup FROM history_state WHERE id = 1").map(Date.init(timeIntervalSince1970:))
+        try connection.real(HistoryTables.lastCleanupSQL).map(Date.init(timeIntervalSince1970:))
     }
 }
 

@@ -64,7 +64,7 @@ enum HistoryReader {
     /// The size limit's unreported deletions for an author (`history_gaps`).
     static func gaps(authorID: Int64, on connection: Connection) throws -> [HistoryEntity: Int] {
         let statement = try connection.cachedStatement(
-            "SELECT entity, row_count FROM history_gaps WHERE author_id = ? AND row_count > 0")
+            HistoryTables.gapsOfAuthorSQL)
         statement.bind(authorID, at: 1)
         defer { statement.reset() }
         var gaps: [HistoryEntity: Int] = [:]
@@ -80,10 +80,10 @@ enum HistoryReader {
     static func clear(_ gaps: [HistoryEntity: Int], authorID: Int64, on connection: Connection) throws {
         for (entity, count) in gaps {
             try connection.run(
-                "UPDATE history_gaps SET row_count = row_count - ? WHERE author_id = ? AND entity = ?",
+                HistoryTables.reduceGapSQL,
                 [.integer(Int64(count)), .integer(authorID), .integer(Int64(entity.rawValue))])
         }
-        try connection.run("DELETE FROM history_gaps WHERE author_id = ? AND row_count <= 0", [.integer(authorID)])
+        try connection.run(HistoryTables.deleteClosedGapsSQL, [.integer(authorID)])
     }
 
     private struct Row {
@@ -94,7 +94,7 @@ enum HistoryReader {
     }
 
     private static func authorNames(on connection: Connection) throws -> [Int64: String] {
-        let statement = try connection.cachedStatement("SELECT id, name FROM history_authors")
+        let statement = try connection.cachedStatement(HistoryTables.authorNamesSQL)
         defer { statement.reset() }
         var names: [Int64: String] = [:]
         while try statement.step() { names[statement.int64(at: 0)] = statement.string(at: 1) }

@@ -87,11 +87,8 @@ final class HistoryRecorder {
         defer { discard() }
         // The next seq AUTOINCREMENT would give, taken inside the write transaction: the rows
         // get consecutive numbers, the first of which names the transaction.
-        let last = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'") ?? 0
-        let insert = try connection.cachedStatement("""
-            INSERT INTO history (seq, txn, author_id, at, entity, operation, ids, row_count, tombstones)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let last = try connection.integer(HistoryTables.lastSequenceSQL) ?? 0
+        let insert = try connection.cachedStatement(HistoryTables.insertSQL)
         let transaction = last + 1
         var written = last
         for (offset, (key, ids)) in entries.enumerated() where !ids.isEmpty {
@@ -120,7 +117,7 @@ final class HistoryRecorder {
         if movesCursorPastOwnChanges && written > last {
             // Only when it was caught up: another author's change before this transaction,
             // not consumed yet, keeps the cursor where it is.
-            try connection.cachedStatement("UPDATE history_authors SET cursor = ? WHERE id = ? AND cursor = ?")
+            try connection.cachedStatement(HistoryTables.moveCursorPastSQL)
                 .bindAndRun([.integer(written), .integer(authorID), .integer(last)])
         }
     }

@@ -23,17 +23,13 @@ enum HistoryStatusRows {
                 registered: row.registered, opened: row.opened, lastMerge: row.lastMerge, merges: row.merges, retired: row.retired,
                 gapRows: gaps[row.id] ?? [:], asksForRetentionGuard: row.guardsRetention))
         }
-        let size = try connection.prepare("""
-            SELECT count(*), min(seq),
-                   coalesce(sum(length(ids) + coalesce(length(CAST(tombstones AS BLOB)), 0)), 0)
-            FROM history
-            """)
+        let size = try connection.prepare(HistoryTables.sizeSQL)
         _ = try size.step()
         let changeCount = size.int(at: 0)
         let firstSequence = size.isNull(at: 1) ? nil : size.int64(at: 1)
         let byteCount = size.int64(at: 2) + Int64(changeCount) * HistoryStatus.rowOverhead
-        let lastSequence = try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'history'")
-        let state = try connection.prepare("SELECT last_cleanup, cleaned_through FROM history_state WHERE id = 1")
+        let lastSequence = try connection.integer(HistoryTables.lastSequenceSQL)
+        let state = try connection.prepare(HistoryTables.cleanupStateSQL)
         var lastCleanup: Date?
         var cleanedThrough: Int64 = 0
         if try state.step() {
@@ -45,7 +41,7 @@ enum HistoryStatusRows {
         let required = Set(rows.filter { !$0.isBatch && $0.retired == nil }.map(\.name))
         let limit = rows.isEmpty ? nil : try HistoryAuthors.cleanupLimit(required: required, on: connection)
         let cleanable = try limit.map { limit in
-            Int(try connection.integer("SELECT count(*) FROM history WHERE seq <= ?", [.integer(limit)]) ?? 0)
+            Int(try connection.integer(HistoryTables.countThroughSQL, [.integer(limit)]) ?? 0)
         } ?? 0
         return HistoryStatus(
             authors: authors, changeCount: changeCount, byteCount: byteCount, firstSequence: firstSequence,
@@ -56,9 +52,7 @@ enum HistoryStatusRows {
     /// The changes after `author`'s cursor by other authors, and their transactions. `seq` is
     /// the key, so this reads only the rows past the cursor.
     private static func behind(_ author: HistoryAuthors.Row, on connection: Connection) throws -> (changes: Int, transactions: Int) {
-        let statement = try connection.cachedStatement("""
-            SELECT count(*), count(DISTINCT txn) FROM history WHERE seq > ? AND author_id <> ?
-            """)
+        let statement = try connection.cachedStatement(HistoryTables.othersChangesAfterSQL)
         statement.bind(author.cursor, at: 1)
         statement.bind(author.id, at: 2)
         defer { statement.reset() }
@@ -69,7 +63,7 @@ enum HistoryStatusRows {
     /// `history_gaps` by author id, then entity; rows of an entity this version does not know
     /// (a newer library wrote them) are left out.
     private static func gapRows(_ connection: Connection) throws -> [Int64: [HistoryEntity: Int]] {
-        let statement = try connection.prepare("SELECT author_id, entity, row_count FROM history_gaps WHERE row_count > 0")
+        let statement = try connection.prepare(HistoryTables.openGapsSQL)
         var gaps: [Int64: [HistoryEntity: Int]] = [:]
         while try statement.step() {
             guard let entity = HistoryEntity(rawValue: statement.int(at: 1)) else { continue }

@@ -20,10 +20,8 @@ struct HistoryUnconsumed {
         let authors = try requiredAuthors(on: connection)
         guard !authors.isEmpty, !entities.isEmpty else { return result }
         // Any author may have inserted rows: batch and retired ones too.
-        let writers = try connection.integers("SELECT id FROM history_authors")
-        let statement = try connection.cachedStatement("""
-            SELECT ids FROM history WHERE entity = ? AND operation = 0 AND author_id = ? AND seq > ? ORDER BY seq
-            """)
+        let writers = try connection.integers(HistoryTables.authorIDsSQL)
+        let statement = try connection.cachedStatement(HistoryTables.insertedIDsAfterSQL)
         for author in authors {
             for entity in entities {
                 var ranges: [ClosedRange<Int64>] = []
@@ -55,10 +53,7 @@ struct HistoryUnconsumed {
         let deleted = deleted.filter { !$0.value.isEmpty }
         guard !deleted.isEmpty else { return }
         let unconsumed = try read(deleted.keys.sorted { $0.rawValue < $1.rawValue }, on: connection)
-        let add = try connection.cachedStatement("""
-            INSERT INTO history_gaps (author_id, entity, row_count) VALUES (?, ?, ?)
-            ON CONFLICT (author_id, entity) DO UPDATE SET row_count = row_count + excluded.row_count
-            """)
+        let add = try connection.cachedStatement(HistoryTables.addGapSQL)
         for (author, entities) in unconsumed.inserts {
             for (entity, ids) in entities {
                 guard let gone = deleted[entity] else { continue }
@@ -71,7 +66,7 @@ struct HistoryUnconsumed {
 
     private static func requiredAuthors(on connection: Connection) throws -> [(id: Int64, cursor: Int64)] {
         let statement = try connection.cachedStatement(
-            "SELECT id, cursor FROM history_authors WHERE kind = 0 AND retired IS NULL")
+            HistoryTables.activeConsumersSQL)
         defer { statement.reset() }
         var authors: [(id: Int64, cursor: Int64)] = []
         while try statement.step() { authors.append((statement.int64(at: 0), statement.int64(at: 1))) }

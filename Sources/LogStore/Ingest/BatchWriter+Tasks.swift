@@ -10,12 +10,7 @@ extension BatchWriter {
             ?? TaskPreparation.PreparedHead(request: created.request)
         let head: Int64? = try storeHead(prepared)
         let url = created.request.url
-        try connection.cachedStatement("""
-            INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
-                               request_head_id, task_description, direction)
-            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (uuid) DO NOTHING
-            """).bindAndRun([
+        try connection.cachedStatement(Tasks.insertCreatedSQL).bindAndRun([
                 .text(created.taskID.uuidString), .integer(sessionRowID), .integer(try labelID(for: created.label)),
                 .real(created.createdAt.timeIntervalSince1970), .integer(Int64(created.taskType.rawValue)),
                 .text(created.request.method.uppercased()), Self.text(url?.absoluteString), Self.text(url?.host?.lowercased()),
@@ -35,7 +30,7 @@ extension BatchWriter {
         let arguments: [DatabaseValue] = [
             .integer(progress.completed), .integer(progress.total), .text(progress.taskID.uuidString),
         ]
-        let sql = "UPDATE tasks SET progress_completed = ?, progress_total = ? WHERE uuid = ? AND state = 0"
+        let sql = Tasks.updateProgressSQL
         guard let history else { return try connection.cachedStatement(sql).bindAndRun(arguments) }
         let updated = try connection.cachedStatement(sql + " RETURNING id")
         try updated.bind(arguments)
@@ -95,15 +90,7 @@ extension BatchWriter {
         if let pending {
             row = .pending(pending)
         } else {
-            try connection.cachedStatement("""
-                INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
-                    status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
-                    request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
-                    response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                        coalesce(?, \(NetworkTaskDirection.outbound.storedValue)), ?)
-                ON CONFLICT (uuid) DO NOTHING
-                """).bindAndRun(values + [.text(completed.taskID.uuidString)])
+            try connection.cachedStatement(Tasks.insertCompletedSQL).bindAndRun(values + [.text(completed.taskID.uuidString)])
             if connection.changes == 1 {
                 row = .inserted(connection.lastInsertRowID)
             } else {
@@ -130,22 +117,14 @@ extension BatchWriter {
             // it is that same head, kept.
             if keptRequestHead == nil, let oldHead = pending.requestHeadID { try releaseHead(oldHead) }
             values.append(.integer(pending.rowID))
-            try connection.cachedStatement("""
-                UPDATE tasks SET session_id = ?, label_id = ?, created_at = ?, task_type = ?, state = ?, method = ?,
-                    url = ?, host = ?, path = ?, status_code = ?, error_code = ?, error_domain = ?,
-                    error_description = ?, content_type = ?, duration = ?, redirect_count = ?, request_head_id = ?,
-                    response_head_id = ?, request_body_id = ?, response_body_id = ?, request_body_size = ?,
-                    response_body_size = ?, body_flags = ?, task_description = coalesce(?, task_description),
-                    decoding_error = ?, metadata = ?, direction = coalesce(?, direction)
-                WHERE id = ?
-                """).bindAndRun(values)
+            try connection.cachedStatement(Tasks.completePendingSQL).bindAndRun(values)
             taskRowID = pending.rowID
             history?.record(.task, .update, id: taskRowID)
         }
         try insertTechnicalMessage(for: completed, taskRowID: taskRowID)
         for (position, transaction) in (completed.metrics?.transactions ?? []).enumerated() {
             try connection.cachedStatement(
-                "INSERT OR REPLACE INTO task_transactions (task_id, position, json) VALUES (?, ?, ?)"
+                Tasks.insertTransactionSQL
             ).bindAndRun([
                 .integer(taskRowID), .integer(Int64(position)), .text(try Self.json(transaction)),
             ])
@@ -178,7 +157,7 @@ extension BatchWriter {
     }
 
     private func existingTask(_ id: UUID) throws -> ExistingTask? {
-        let statement = try connection.cachedStatement("SELECT id, state, request_head_id FROM tasks WHERE uuid = ?")
+        let statement = try connection.cachedStatement(Tasks.byUUIDSQL)
         statement.bind(id.uuidString, at: 1)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -192,14 +171,13 @@ extension BatchWriter {
     private func storeHead(_ head: TaskPreparation.PreparedHead) throws -> Int64 {
         try head.key.withUnsafeBytes { keyBytes in
             if let rowID = recentHeads[head.key] {
-                let link = try connection.cachedStatement(
-                    "UPDATE task_heads SET link_count = link_count + 1 WHERE id = ? AND key = ?")
+                let link = try connection.cachedStatement(TaskHeads.linkSQL)
                 link.bind(rowID, at: 1)
                 link.bind(keyBytes, at: 2)
                 try link.run()
                 if connection.changes == 1 { return rowID }
             }
-            let insert = try connection.cachedStatement("INSERT INTO task_heads (key, json, link_count) VALUES (?, ?, 1)")
+            let insert = try connection.cachedStatement(TaskHeads.insertSQL)
             insert.bind(keyBytes, at: 1)
             insert.bind(head.json, at: 2)
             try insert.run()
@@ -211,9 +189,9 @@ extension BatchWriter {
 
     /// Drops one link to a head; the last link deletes it.
     func releaseHead(_ rowID: Int64) throws {
-        try connection.cachedStatement("UPDATE task_heads SET link_count = link_count - 1 WHERE id = ?")
+        try connection.cachedStatement(TaskHeads.unlinkSQL)
             .bindAndRun([.integer(rowID)])
-        try connection.cachedStatement("DELETE FROM task_heads WHERE id = ? AND link_count <= 0")
+        try connection.cachedStatement(TaskHeads.deleteUnlinkedSQL)
             .bindAndRun([.integer(rowID)])
     }
 
@@ -224,16 +202,4 @@ extension BatchWriter {
     static func text(_ value: String?) -> DatabaseValue {
         value.map { .text($0) } ?? .null
     }
-}
-
-/// Bits of `tasks.body_flags`.
-enum TaskBodyFlags {
-    /// The request body was larger than the size limit and was not stored.
-    static let requestBodyOverLimit: Int64 = 1
-    /// The response body was larger than the size limit and was not stored.
-    static let responseBodyOverLimit: Int64 = 2
-    /// The request body was removed by the sweep to keep blobs within their share.
-    static let requestBodyDropped: Int64 = 4
-    /// The response body was removed by the sweep to keep blobs within their share.
-    static let responseBodyDropped: Int64 = 8
 }

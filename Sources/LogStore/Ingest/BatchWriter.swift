@@ -67,18 +67,6 @@ final class BatchWriter {
     /// maintenance), so the next batch's transaction records its insert.
     private var sessionInsertToRecord = false
 
-    static let insertMessageSQL = """
-        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
-                              thread_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-
-    /// A network task's technical message has no source location: its columns stay NULL.
-    static let insertTechnicalMessageSQL = """
-        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, task_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
-        """
-
     /// The bodies of network tasks.
     let blobs: BlobStore
     /// Bodies larger than this are not stored (``LogStore/Configuration/bodySizeLimit``).
@@ -178,8 +166,8 @@ final class BatchWriter {
     func insert(_ message: LogStore.Event.MessageCreated, taskRowID: Int64? = nil) throws {
         let labelID = try labelID(for: message.label)
         let statement = taskRowID == nil
-            ? try Self.kept(&insertMessageStatement, Self.insertMessageSQL, on: connection)
-            : try Self.kept(&insertTechnicalMessageStatement, Self.insertTechnicalMessageSQL, on: connection)
+            ? try Self.kept(&insertMessageStatement, Messages.insertSQL, on: connection)
+            : try Self.kept(&insertTechnicalMessageStatement, Messages.insertTechnicalSQL, on: connection)
         statement.bind(message.createdAt.timeIntervalSince1970, at: 1)
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(message.level.rawValue), at: 3)
@@ -245,7 +233,7 @@ final class BatchWriter {
             labelID = try self.labelID(for: messages.labels[labelSlot])
             labelIDs[labelSlot] = labelID
         }
-        let statement = try Self.kept(&insertMessageStatement, Self.insertMessageSQL, on: connection)
+        let statement = try Self.kept(&insertMessageStatement, Messages.insertSQL, on: connection)
         statement.bind(row.createdAt, at: 1)
         statement.bind(sessionRowID, at: 2)
         statement.bind(Int64(row.level.rawValue), at: 3)
@@ -287,13 +275,9 @@ final class BatchWriter {
     /// Adds this batch's per-label, per-level counts to `message_counts`.
     private func recordCounts() throws {
         for slot in touchedCounts {
-            try connection.cachedStatement("""
-                INSERT INTO message_counts (session_id, label_id, level, count) VALUES (?, ?, ?, ?)
-                ON CONFLICT (session_id, label_id, level) DO UPDATE SET count = count + excluded.count
-                """).bindAndRun([
-                    .integer(sessionRowID), .integer(Int64(slot / Self.levelCount)),
-                    .integer(Int64(slot % Self.levelCount)), .integer(Int64(batchCounts[slot])),
-                ])
+            try MessageCounts.add(
+                Int64(batchCounts[slot]), session: sessionRowID, labelID: Int64(slot / Self.levelCount),
+                level: Int64(slot % Self.levelCount), on: connection)
             batchCounts[slot] = 0
         }
         touchedCounts.removeAll(keepingCapacity: true)
@@ -304,7 +288,7 @@ final class BatchWriter {
     /// to). One statement per batch.
     private func restoreSessionRow() throws {
         try connection.cachedStatement(
-            "INSERT OR IGNORE INTO sessions (id, uuid, started_at, app, host) VALUES (?, ?, ?, ?, ?)"
+            Sessions.restoreSQL
         ).bindAndRun([
             .integer(session.rowID), .text(session.uuid), .real(session.startedAt), .text(session.app),
             .text(session.host),
@@ -317,34 +301,25 @@ final class BatchWriter {
     private func recordBlock() throws {
         guard batchRange.count > 0 else { return }
         if let block = currentBlock, block.count < Self.messagesPerBlock {
-            try connection.cachedStatement("""
-                UPDATE message_blocks SET last_id = ?, min_created_at = min(min_created_at, ?),
-                    max_created_at = max(max_created_at, ?), message_count = message_count + ?
-                WHERE id = ? AND session_id = ? AND last_id < ?
-                """).bindAndRun([
-                    .integer(batchRange.lastID), .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt),
-                    .integer(Int64(batchRange.count)), .integer(block.rowID), .integer(sessionRowID),
-                    // Ids start again below a block when a sweep emptied the table: new block then.
-                    .integer(batchRange.firstID),
-                ])
-            if connection.changes == 1 {
+            // Ids start again below a block when a sweep emptied the table: new block then.
+            let extended = try MessageBlocks.extend(
+                block.rowID, session: sessionRowID, firstID: batchRange.firstID, lastID: batchRange.lastID,
+                minCreatedAt: batchRange.minCreatedAt, maxCreatedAt: batchRange.maxCreatedAt, count: batchRange.count,
+                on: connection)
+            if extended {
                 currentBlock = (block.rowID, block.count + batchRange.count)
                 return
             }
         }
-        try connection.cachedStatement("""
-            INSERT INTO message_blocks (session_id, first_id, last_id, min_created_at, max_created_at, message_count)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """).bindAndRun([
-                .integer(sessionRowID), .integer(batchRange.firstID), .integer(batchRange.lastID),
-                .real(batchRange.minCreatedAt), .real(batchRange.maxCreatedAt), .integer(Int64(batchRange.count)),
-            ])
-        currentBlock = (connection.lastInsertRowID, batchRange.count)
+        let rowID = try MessageBlocks.insert(
+            session: sessionRowID, firstID: batchRange.firstID, lastID: batchRange.lastID,
+            minCreatedAt: batchRange.minCreatedAt, maxCreatedAt: batchRange.maxCreatedAt, count: batchRange.count,
+            on: connection)
+        currentBlock = (rowID, batchRange.count)
     }
 
     private func recordThreadName(_ name: String, threadID: Int32) throws {
-        let statement = try connection.cachedStatement(
-            "INSERT OR REPLACE INTO threads (session_id, thread_id, name) VALUES (?, ?, ?)")
+        let statement = try connection.cachedStatement(Threads.recordNameSQL)
         statement.bind(sessionRowID, at: 1)
         statement.bind(Int64(threadID), at: 2)
         statement.bind(name, at: 3)
@@ -354,10 +329,10 @@ final class BatchWriter {
 
     func labelID(for label: String) throws -> Int64 {
         if let id = labelIDs[label] { return id }
-        let insert = try connection.cachedStatement("INSERT OR IGNORE INTO labels (name) VALUES (?)")
+        let insert = try connection.cachedStatement(Labels.insertSQL)
         insert.bind(label, at: 1)
         try insert.run()
-        let select = try connection.cachedStatement("SELECT id FROM labels WHERE name = ?")
+        let select = try connection.cachedStatement(Labels.idSQL)
         select.bind(label, at: 1)
         defer { select.reset() }
         guard try select.step() else {
@@ -410,47 +385,5 @@ final class BatchWriter {
     func rememberHead(_ key: SHA1.Digest, rowID: Int64) {
         if recentHeads.count >= Self.recentHeadLimit { recentHeads.removeAll(keepingCapacity: true) }
         recentHeads[key] = rowID
-    }
-}
-
-/// The ids and creation times of the messages one batch inserted.
-struct MessageRange {
-    var firstID: Int64 = 0
-    var lastID: Int64 = 0
-    var minCreatedAt = Double.infinity
-    var maxCreatedAt = -Double.infinity
-    var count = 0
-
-    mutating func add(id: Int64, createdAt: Double) {
-        if count == 0 { firstID = id }
-        lastID = id
-        minCreatedAt = min(minCreatedAt, createdAt)
-        maxCreatedAt = max(maxCreatedAt, createdAt)
-        count += 1
-    }
-}
-
-/// The current session's row, kept by the writer so it can restore it.
-struct SessionRecord: Sendable {
-    /// The row id of a session not inserted yet. No row has it (SQLite's row ids start at 1),
-    /// so the sweep's "every session but mine" keeps its meaning.
-    static let unrecorded: Int64 = 0
-
-    var rowID: Int64
-    var uuid: String
-    var startedAt: Double
-    /// `AppSnapshot` as JSON.
-    var app: String
-    /// `HostSnapshot` as JSON.
-    var host: String
-}
-
-extension SessionRecord {
-    /// Inserts the row and takes the id SQLite gives it.
-    mutating func insert(into connection: Connection) throws {
-        try connection.run(
-            "INSERT INTO sessions (uuid, started_at, app, host) VALUES (?, ?, ?, ?)",
-            [.text(uuid), .real(startedAt), .text(app), .text(host)])
-        rowID = connection.lastInsertRowID
     }
 }

@@ -29,18 +29,18 @@ enum SearchIndex {
     /// older schema opened read-only).
     static func indexedThrough(_ connection: Connection) throws(DatabaseError) -> Int64? {
         guard try hasIndex(connection) else { return nil }
-        return try connection.integer("SELECT indexed_through FROM search_state WHERE id = 1") ?? 0
+        return try connection.integer(Search.indexedThroughSQL) ?? 0
     }
 
     /// Whether the schema has the index.
     static func hasIndex(_ connection: Connection) throws(DatabaseError) -> Bool {
-        try connection.integer("PRAGMA user_version") ?? 0 >= Int64(Migrations.firstVersionWithSearch)
+        try connection.userVersion() ?? 0 >= Int64(Migrations.firstVersionWithSearch)
     }
 
     /// How many messages (by id) are committed but not yet indexed.
     static func lag(_ connection: Connection) throws(DatabaseError) -> Int64 {
         guard let indexed = try indexedThrough(connection) else { return 0 }
-        let newest = try connection.integer("SELECT max(id) FROM messages") ?? 0
+        let newest = try connection.integer(Messages.newestIDSQL) ?? 0
         return max(0, newest - indexed)
     }
 
@@ -57,7 +57,7 @@ enum SearchIndex {
         let step = try indexNext(writer, limit: limit)
         guard step.covered > 0 else { return step }
         let took = ContinuousClock.now - start
-        let pageSize = Int(try writer.connection.integer("PRAGMA page_size") ?? 4096)
+        let pageSize = Int(try writer.connection.pageSize() ?? 4096)
         let written = max(1, (writer.connection.pagesWritten - pagesBefore) * pageSize)
         let byBytes = Double(step.covered) * Double(writer.transactionByteLimit) / Double(written)
         // FTS5 merges segments as it goes, so a step's time varies with the index: sized by the
@@ -74,14 +74,11 @@ enum SearchIndex {
         try writer.transaction {
             let connection = writer.connection
             guard let indexed = try indexedThrough(connection) else { return (0, 0) }
-            let newest = try connection.integer("SELECT max(id) FROM messages") ?? 0
+            let newest = try connection.integer(Messages.newestIDSQL) ?? 0
             guard newest > indexed else { return (0, 0) }
             let end = min(newest, indexed + Int64(max(1, limit)))
-            try connection.cachedStatement("""
-                INSERT INTO message_search (rowid, text, metadata)
-                SELECT id, text, metadata FROM messages WHERE id > ? AND id <= ?
-                """).bindAndRun([.integer(indexed), .integer(end)])
-            try connection.cachedStatement("UPDATE search_state SET indexed_through = ? WHERE id = 1")
+            try connection.cachedStatement(Search.indexRangeSQL).bindAndRun([.integer(indexed), .integer(end)])
+            try connection.cachedStatement(Search.setIndexedThroughSQL)
                 .bindAndRun([.integer(end)])
             return (end - indexed, newest - end)
         }
@@ -97,10 +94,10 @@ enum SearchIndex {
         return try writer.transaction {
             let before = writer.connection.totalChanges
             try writer.connection.run(
-                "INSERT INTO message_search (message_search, rank) VALUES ('merge', ?)", [.integer(-Int64(max(1, pages)))])
+                Search.mergeSQL, [.integer(-Int64(max(1, pages)))])
             // FTS5 documents a change count below two as "nothing was merged".
             let merged = writer.connection.totalChanges - before >= 2
-            if !merged { try writer.connection.execute("UPDATE search_state SET deleted_since_merge = 0 WHERE id = 1") }
+            if !merged { try writer.connection.execute(Search.markCompactedSQL) }
             return merged
         }
     }
@@ -108,7 +105,7 @@ enum SearchIndex {
     /// Records that the index was compacted (its deletions merged away).
     static func markCompacted(_ writer: BatchWriter) throws {
         guard try hasIndex(writer.connection) else { return }
-        try writer.connection.execute("UPDATE search_state SET deleted_since_merge = 0 WHERE id = 1")
+        try writer.connection.execute(Search.markCompactedSQL)
     }
 
     /// When enough was deleted from the index since it was last compacted to compact it now (a
@@ -116,10 +113,10 @@ enum SearchIndex {
     /// pages merging it once takes (its segment pages); `nil` when it need not be compacted.
     static func compactionBudget(_ connection: Connection) throws(DatabaseError) -> Int? {
         guard try hasIndex(connection) else { return nil }
-        let deleted = try connection.integer("SELECT deleted_since_merge FROM search_state WHERE id = 1") ?? 0
+        let deleted = try connection.integer(Search.deletedSinceMergeSQL) ?? 0
         guard deleted > 0 else { return nil }
-        let kept = try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0
+        let kept = try MessageCounts.total(connection) ?? 0
         guard deleted * 5 >= kept else { return nil }
-        return Int(try connection.integer("SELECT count(*) FROM message_search_data") ?? 0)
+        return Int(try connection.integer(Search.segmentPagesSQL) ?? 0)
     }
 }

@@ -21,10 +21,7 @@ enum BlobRows {
     /// The stored bodies, largest (as stored) first, at most `limit` of them; none before schema 2.
     static func list(limit: Int, connection: Connection) throws -> [BlobSummary] {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks else { return [] }
-        let statement = try connection.prepare("""
-            SELECT lower(hex(key)), size, decompressed_size, compression, link_count, data IS NULL
-            FROM blobs ORDER BY size DESC, key LIMIT ?
-            """)
+        let statement = try connection.prepare(Blobs.largestSQL)
         statement.bind(Int64(limit), at: 1)
         var blobs: [BlobSummary] = []
         while try statement.step() {

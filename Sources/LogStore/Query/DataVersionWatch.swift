@@ -83,7 +83,7 @@ final class DataVersionWatch: Sendable {
             do {
                 if state.connection == nil { state.connection = try open() }
                 guard let connection = state.connection else { return false }
-                let version = try connection.integer("PRAGMA data_version")
+                let version = try connection.dataVersion()
                 defer { state.lastVersion = version }
                 // The first poll wakes the tails too: a commit between a tail's first read and
                 // this poll would otherwise wait for the next one.

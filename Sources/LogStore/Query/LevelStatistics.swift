@@ -17,7 +17,7 @@ struct LevelStatistics {
     ) throws {
         let wanted = Set(labelIDs)
         let levelRange = Int64(levels.lowerBound.rawValue)...Int64(levels.upperBound.rawValue)
-        var sql = "SELECT label_id, level, sum(count) FROM message_counts"
+        var sql = MessageCounts.perLabelAndLevelSQL
         if let sessionIDs {
             sql += " WHERE session_id IN (\(sessionIDs.map(String.init).joined(separator: ",")))"
         }

@@ -82,7 +82,7 @@ struct MessageQuerySQL {
             hasTaskMessages = try Migrations.currentVersion(connection) >= Migrations.firstVersionWithTasks
             if let taskID = query.taskID {
                 guard hasTaskMessages,
-                    let rowID = try connection.integer("SELECT id FROM tasks WHERE uuid = ?", [.text(taskID.uuidString)])
+                    let rowID = try connection.integer(Tasks.idByUUIDSQL, [.text(taskID.uuidString)])
                 else { return nil }
                 taskRowID = rowID
             }
@@ -114,7 +114,7 @@ struct MessageQuerySQL {
         let (conditions, arguments) = sessionAndTimeConditions(
             query, sessionIDs: sessionIDs, sinceColumn: "max_created_at", untilColumn: "min_created_at")
         let statement = try connection.prepare(
-            "SELECT min(first_id), max(last_id) FROM message_blocks WHERE " + conditions.joined(separator: " AND "))
+            MessageBlocks.idRangeWhereSQL + conditions.joined(separator: " AND "))
         try statement.bind(arguments)
         guard try statement.step(), !statement.isNull(at: 0) else { return nil }
         let lower = statement.int64(at: 0)
@@ -164,7 +164,7 @@ struct MessageQuerySQL {
             if !isAllLevels {
                 conditions.append("level BETWEEN \(levels.lowerBound.rawValue) AND \(levels.upperBound.rawValue)")
             }
-            countSQL = "SELECT coalesce(sum(count), 0) FROM message_counts" + Self.whereClause(conditions)
+            countSQL = MessageCounts.totalSQL + Self.whereClause(conditions)
             if hasTaskMessages && query.includesTaskMessages {
                 // Technical messages are not in `message_counts`: count them through their
                 // partial index (one row per task).
@@ -174,14 +174,14 @@ struct MessageQuerySQL {
             countArguments = []
         } else {
             // A time window: count the rows, with plain conditions the indexes cover.
-            countSQL = "SELECT count(*) FROM messages"
+            countSQL = Messages.countSQL
                 + Self.whereClause(filters + labelCondition + Self.levelConditions(levels))
             countArguments = filterArguments
         }
 
         conditions = filters + labelCondition + Self.levelConditions(levels)
         conditionArguments = filterArguments
-        matchingSQL = "SELECT id, created_at, level, label_id FROM messages" + Self.whereClause(conditions)
+        matchingSQL = Messages.summarySQL + Self.whereClause(conditions)
         matchingArguments = filterArguments
 
         let newestFirst = query.order != .oldestFirst

@@ -60,7 +60,7 @@ enum MessageRows {
         let ids = try MessageSearch.matchingIDs(query, built, search, connection: connection)
         guard !ids.isEmpty else { return nil }
         return (
-            "SELECT id, created_at, level, label_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            Messages.summaryByIDsSQL,
             [.text("[" + ids.map(String.init).joined(separator: ",") + "]")]
         )
     }

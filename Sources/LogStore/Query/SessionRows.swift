@@ -4,7 +4,7 @@ import Foundation
 enum SessionRows {
     /// Every session, oldest first, each with what changed on the host since the one before it.
     static func all(_ connection: Connection) throws -> [LogStore.Session] {
-        let statement = try connection.prepare("SELECT uuid, started_at, app, host FROM sessions ORDER BY id")
+        let statement = try connection.prepare(Sessions.allSQL)
         var sessions: [LogStore.Session] = []
         var previous: HostSnapshot?
         while try statement.step() {

@@ -19,27 +19,22 @@ struct StoreCounts: Sendable {
     var historyGaps = 0
 
     init(connection: Connection) throws {
-        messages = Int(try connection.integer("SELECT coalesce(sum(count), 0) FROM message_counts") ?? 0)
+        messages = Int(try MessageCounts.total(connection) ?? 0)
         unindexedMessages = Int(try SearchIndex.lag(connection))
-        sessions = Int(try connection.integer("SELECT count(*) FROM sessions") ?? 0)
+        sessions = Int(try connection.integer(Sessions.countSQL) ?? 0)
         schemaVersion = try Migrations.currentVersion(connection)
         guard schemaVersion >= Migrations.firstVersionWithTasks else {
             (tasks, blobs, blobBytes, blobDecompressedBytes, blobFileBytes) = (0, 0, 0, 0, 0)
             pageBytes = try Self.pageBytes(connection)
             return
         }
-        tasks = Int(try connection.integer("SELECT count(*) FROM tasks") ?? 0)
+        tasks = Int(try connection.integer(Tasks.countSQL) ?? 0)
         if schemaVersion >= Migrations.firstVersionWithHistory {
-            historyGaps = Int(try connection.integer("SELECT coalesce(sum(row_count), 0) FROM history_gaps") ?? 0)
+            historyGaps = Int(try connection.integer(HistoryTables.missedRowsSQL) ?? 0)
         }
         // Schema 2 (a read-only older store) has no totals table: count the rows.
-        let statement = try connection.prepare(schemaVersion >= Migrations.firstVersionWithBlobTotals ? """
-            SELECT count, size, decompressed_size, file_size FROM blob_totals
-            """ : """
-            SELECT count(*), coalesce(sum(size), 0), coalesce(sum(decompressed_size), 0),
-                   coalesce(sum(CASE WHEN data IS NULL THEN size ELSE 0 END), 0)
-            FROM blobs
-            """)
+        let statement = try connection.prepare(
+            schemaVersion >= Migrations.firstVersionWithBlobTotals ? Blobs.keptTotalsSQL : Blobs.countedTotalsSQL)
         _ = try statement.step()
         blobs = statement.int(at: 0)
         blobBytes = statement.int64(at: 1)
@@ -49,8 +44,8 @@ struct StoreCounts: Sendable {
     }
 
     private static func pageBytes(_ connection: Connection) throws -> Int64 {
-        let pages = try connection.integer("PRAGMA page_count") ?? 0
-        let pageSize = try connection.integer("PRAGMA page_size") ?? 0
+        let pages = try connection.pageCount() ?? 0
+        let pageSize = try connection.pageSize() ?? 0
         return pages * pageSize
     }
 }

@@ -153,7 +153,7 @@ enum SummaryRows {
             conditions.append("level BETWEEN \(levels.lowerBound.rawValue) AND \(levels.upperBound.rawValue)")
         }
         let statement = try connection.prepare(
-            "SELECT label_id, level, sum(count) FROM message_counts"
+            MessageCounts.perLabelAndLevelSQL
                 + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
                 + " GROUP BY label_id, level")
         var levels = MessageSummary.LevelCounts()
@@ -223,7 +223,7 @@ enum SummaryRows {
         let (conditions, arguments) = MessageQuerySQL.sessionAndTimeConditions(
             query, sessionIDs: sessionIDs, sinceColumn: "max_created_at", untilColumn: "min_created_at")
         let statement = try connection.prepare(
-            "SELECT first_id, last_id, min_created_at, max_created_at FROM message_blocks"
+            MessageBlocks.rangesSQL
                 + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")))
         try statement.bind(arguments)
         var blocks: [Block] = []

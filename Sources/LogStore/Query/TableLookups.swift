@@ -6,7 +6,7 @@ struct LabelNames {
     private var ids: [String: Int64] = [:]
 
     init(connection: Connection) throws {
-        let statement = try connection.prepare("SELECT id, name FROM labels")
+        let statement = try connection.prepare(Labels.allSQL)
         while try statement.step() {
             let id = statement.int64(at: 0)
             let name = statement.string(at: 1)
@@ -29,7 +29,7 @@ struct ThreadNames {
     private var names: [Int64: [Int64: String]] = [:]
 
     init(connection: Connection) throws {
-        let statement = try connection.prepare("SELECT session_id, thread_id, name FROM threads")
+        let statement = try connection.prepare(Threads.allSQL)
         while try statement.step() {
             names[statement.int64(at: 0), default: [:]][statement.int64(at: 1)] = statement.string(at: 2)
         }
@@ -44,7 +44,7 @@ struct SessionIdentifiers {
     private var rowIDs: [UUID: Int64] = [:]
 
     init(connection: Connection) throws {
-        let statement = try connection.prepare("SELECT id, uuid FROM sessions")
+        let statement = try connection.prepare(Sessions.uuidsSQL)
         while try statement.step() {
             let id = statement.int64(at: 0)
             guard let uuid = UUID(uuidString: statement.string(at: 1)) else { continue }

@@ -48,9 +48,9 @@ enum TailRows {
                 let lastCreatedAt = try createdAt(lastID, connection)
                 var gap: TailGap?
                 if lastCreatedAt == nil, lastID < newest.id,
-                   let next = try connection.integer("SELECT min(id) FROM messages WHERE id > ?", [.integer(lastID)]),
+                   let next = try connection.integer(Messages.firstIDAfterSQL, [.integer(lastID)]),
                    next > lastID + 1,
-                   try connection.integer("SELECT min(id) FROM messages") == next {
+                   try connection.integer(Messages.oldestIDSQL) == next {
                     // The cursor's row is gone and so is everything up to the oldest row left:
                     // the sweep went past it while nobody tailed.
                     gap = TailGap(skippedIDs: (lastID + 1)...(next - 1))
@@ -83,7 +83,7 @@ enum TailRows {
                     // Rows are committed in logging order: those logged after the known row
                     // are the new ones. The walk goes back over new rows only.
                     let resume = try connection.integer(
-                        "SELECT id FROM messages WHERE id <= ? AND created_at <= ? ORDER BY id DESC LIMIT 1",
+                        Messages.lastIDAtOrBeforeSQL,
                         [.integer(min(position.lastID, newest.id)), .real(known)]) ?? 0
                     position = TailPosition(
                         lastID: resume, lastCreatedAt: try createdAt(resume, connection), nextMatch: nil,
@@ -127,7 +127,7 @@ enum TailRows {
     }
 
     private static func newestRow(_ connection: Connection) throws -> (id: Int64, createdAt: Double?) {
-        let statement = try connection.cachedStatement("SELECT id, created_at FROM messages ORDER BY id DESC LIMIT 1")
+        let statement = try connection.cachedStatement(Messages.newestSQL)
         defer { statement.reset() }
         guard try statement.step() else { return (0, nil) }
         return (statement.int64(at: 0), statement.double(at: 1))
@@ -135,7 +135,7 @@ enum TailRows {
 
     private static func createdAt(_ id: Int64, _ connection: Connection) throws -> Double? {
         guard id > 0 else { return nil }
-        return try connection.real("SELECT created_at FROM messages WHERE id = ?", [.integer(id)])
+        return try connection.real(Messages.createdAtSQL, [.integer(id)])
     }
 
     /// The id of the oldest of the newest `count` matches (fewer when fewer match), reading a

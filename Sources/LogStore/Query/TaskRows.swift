@@ -108,7 +108,7 @@ enum TaskRows {
             metadata: metadata ?? [:])
         details.isRequestBodyRemoved = flags & TaskBodyFlags.requestBodyDropped != 0
         details.isResponseBodyRemoved = flags & TaskBodyFlags.responseBodyDropped != 0
-        let transactions = try connection.prepare("SELECT position, json FROM task_transactions WHERE task_id = ? ORDER BY position")
+        let transactions = try connection.prepare(Tasks.transactionsSQL)
         transactions.bind(rowID, at: 1)
         while try transactions.step() {
             if let transaction = decodeStored(

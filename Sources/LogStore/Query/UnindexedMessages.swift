@@ -14,7 +14,7 @@ enum UnindexedMessages {
     ///
     /// - Returns: whether there are any.
     static func index(after indexedThrough: Int64, connection: Connection) throws(DatabaseError) -> Bool {
-        let newest = try connection.integer("SELECT max(id) FROM main.messages") ?? 0
+        let newest = try connection.integer(Messages.newestIDInMainSQL) ?? 0
         guard newest > indexedThrough else { return false }
         try create(connection)
         try connection.execute("INSERT INTO temp.\(table) (\(table)) VALUES ('delete-all')")

@@ -268,7 +268,7 @@ final class HistoryMerger: Sendable {
                 try HistoryAuthors.advance(authorID, to: seq, on: writer.connection, countsMerge: counts)
                 try HistoryReader.clear(gaps, authorID: authorID, on: writer.connection)
                 return try writer.connection.integer(
-                    "SELECT merges FROM history_authors WHERE id = ?", [.integer(authorID)]) ?? 0
+                    HistoryTables.mergesSQL, [.integer(authorID)]) ?? 0
             }
             guard counts else { return .success(()) }
             let now = timeSource.now()

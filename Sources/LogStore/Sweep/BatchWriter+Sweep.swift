@@ -42,10 +42,8 @@ extension BatchWriter {
     @discardableResult
     func deleteTasks(rowIDs: [Int64], withTheirMessages: Bool) throws -> Removed {
         var removed = Removed()
-        let links = try connection.cachedStatement("""
-            SELECT request_head_id, response_head_id, request_body_id, response_body_id FROM tasks WHERE id = ?
-            """)
-        let delete = try connection.cachedStatement("DELETE FROM tasks WHERE id = ?")
+        let links = try connection.cachedStatement(Tasks.linksSQL)
+        let delete = try connection.cachedStatement(Tasks.deleteSQL)
         for rowID in rowIDs {
             links.bind(rowID, at: 1)
             guard try links.step() else {
@@ -64,7 +62,7 @@ extension BatchWriter {
                     defer { deleted.reset() }
                     while try deleted.step() { history.recordDeletion(.message, of: deleted, keeping: fields) }
                 } else {
-                    try connection.cachedStatement("DELETE FROM messages WHERE task_id = ?").bindAndRun([.integer(rowID)])
+                    try connection.cachedStatement(Messages.deleteTechnicalSQL).bindAndRun([.integer(rowID)])
                 }
             }
             if let history, let fields = history.tombstoneFields[.task] {
@@ -133,18 +131,14 @@ extension BatchWriter {
                 WHERE \(condition) AND task_id IS NULL GROUP BY session_id, label_id, level
                 """)
             try counts.bind(arguments)
-            let decrement = try connection.cachedStatement("""
-                UPDATE message_counts SET count = count - ? WHERE session_id = ? AND label_id = ? AND level = ?
-                """)
             while try counts.step() {
                 let count = counts.int64(at: 3)
                 removed.messages += Int(count)
-                try decrement.bindAndRun([
-                    .integer(count), .integer(counts.int64(at: 0)), .integer(counts.int64(at: 1)),
-                    .integer(counts.int64(at: 2)),
-                ])
+                try MessageCounts.subtract(
+                    count, session: counts.int64(at: 0), labelID: counts.int64(at: 1), level: counts.int64(at: 2),
+                    on: connection)
             }
-            try connection.execute("DELETE FROM message_counts WHERE count <= 0")
+            try MessageCounts.deleteEmpty(on: connection)
             if let history {
                 // Which rows went, exactly (the condition may skip some of the range): one step
                 // per row, paid only with history on.
@@ -163,7 +157,7 @@ extension BatchWriter {
                 try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
                 removed.rows += Int(connection.changes)
             }
-            try deleteEmptyBlocks(from: firstID, through: end)
+            try MessageBlocks.deleteEmpty(from: firstID, through: end, on: connection)
             return (removed, chunkEnd.flatMap { $0 < lastID ? $0 + 1 : nil })
         }
     }
@@ -206,11 +200,7 @@ extension BatchWriter {
         afterID: Int64, limit: Int, bytesToFree: Int64
     ) throws -> (removed: Removed, freedBytes: Int64, lastID: Int64?) {
         try transaction {
-            let statement = try connection.prepare("""
-                SELECT id, request_body_id, response_body_id FROM tasks
-                WHERE id > ? AND (request_body_id IS NOT NULL OR response_body_id IS NOT NULL)
-                ORDER BY id LIMIT ?
-                """)
+            let statement = try connection.prepare(Tasks.withBodiesAfterSQL)
             try statement.bind([.integer(afterID), .integer(Int64(limit))])
             var tasks: [(id: Int64, bodies: [Int64])] = []
             while try statement.step() {
@@ -221,12 +211,7 @@ extension BatchWriter {
             var removed = Removed()
             var freed: Int64 = 0
             var lastID: Int64?
-            let clear = try connection.cachedStatement("""
-                UPDATE tasks SET request_body_id = NULL, response_body_id = NULL,
-                    body_flags = body_flags | CASE WHEN response_body_id IS NULL THEN 0 ELSE ? END
-                                            | CASE WHEN request_body_id IS NULL THEN 0 ELSE ? END
-                WHERE id = ?
-                """)
+            let clear = try connection.cachedStatement(Tasks.dropBodiesSQL)
             for task in tasks {
                 // The task row lets go first: it refers to the bodies (foreign keys).
                 try clear.bindAndRun([
@@ -235,7 +220,7 @@ extension BatchWriter {
                 ])
                 history?.record(.task, .update, id: task.id)
                 for body in task.bodies {
-                    let size = try connection.integer("SELECT size FROM blobs WHERE id = ?", [.integer(body)]) ?? 0
+                    let size = try connection.integer(Blobs.sizeSQL, [.integer(body)]) ?? 0
                     if try blobs.unlink(rowID: body) == 0 {
                         removed.blobs += 1
                         freed += size
@@ -258,17 +243,7 @@ extension BatchWriter {
     /// - Returns: how many it deleted.
     func deleteEmptySessions(startedBefore cutoff: Date, limit: Int) throws -> Int {
         try transaction {
-            let empty = try connection.integers("""
-                SELECT id FROM sessions WHERE id <> ? AND started_at < ?
-                    AND id < (SELECT max(id) FROM sessions)
-                    AND id NOT IN (SELECT session_id FROM message_counts)
-                    AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN
-                        (SELECT min(first_id) FROM message_blocks WHERE session_id = sessions.id) AND
-                        (SELECT max(last_id) FROM message_blocks WHERE session_id = sessions.id)
-                        AND messages.session_id = sessions.id)
-                    AND NOT EXISTS (SELECT 1 FROM tasks WHERE tasks.session_id = sessions.id)
-                LIMIT ?
-                """, [.integer(sessionRowID), .real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
+            let empty = try connection.integers(Sessions.emptyBeforeSQL, [.integer(sessionRowID), .real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
             try deleteSessionRows(empty)
             return empty.count
         }
@@ -300,16 +275,15 @@ extension BatchWriter {
 
     private func deleteSessionRows(_ rowIDs: some Sequence<Int64>) throws {
         for session in rowIDs {
-            for table in ["message_blocks", "threads"] {
-                try connection.run("DELETE FROM \(table) WHERE session_id = ?", [.integer(session)])
-            }
+            try MessageBlocks.deleteAll(ofSession: session, on: connection)
+            try connection.run(Threads.deleteOfSessionSQL, [.integer(session)])
             if let history, let fields = history.tombstoneFields[.session] {
                 let deleted = try connection.cachedStatement("DELETE FROM sessions WHERE id = ? RETURNING id\(fields.returningSQL)")
                 deleted.bind(session, at: 1)
                 defer { deleted.reset() }
                 while try deleted.step() { history.recordDeletion(.session, of: deleted, keeping: fields) }
             } else {
-                try connection.run("DELETE FROM sessions WHERE id = ?", [.integer(session)])
+                try connection.run(Sessions.deleteSQL, [.integer(session)])
                 if connection.changes > 0 { history?.record(.session, .delete, id: session) }
             }
         }
@@ -322,7 +296,7 @@ extension BatchWriter {
     func compactSearchIndex(pages: Int) throws -> Bool {
         let merged = try SearchIndex.merge(self, pages: pages)
         // As after a vacuum step: the pages rewritten leave the WAL before the next step.
-        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        try connection.checkpoint(.passive)
         return merged
     }
 
@@ -332,9 +306,9 @@ extension BatchWriter {
     /// - Returns: the free pages left.
     func vacuum(pages: Int) throws -> Int {
         // In a transaction of the writer's, so it counts itself in the store's identity row.
-        try transaction { try connection.execute("PRAGMA incremental_vacuum(\(max(1, pages)))") }
-        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        return Int(try connection.integer("PRAGMA freelist_count") ?? 0)
+        try transaction { try connection.incrementalVacuum(pages: max(1, pages)) }
+        try connection.checkpoint(.passive)
+        return Int(try connection.freelistCount() ?? 0)
     }
 
     /// Checkpoints the WAL and truncates it to zero bytes when no reader holds an old snapshot;
@@ -346,20 +320,8 @@ extension BatchWriter {
     ///   writer left without it would fail at the next lock another process holds.
     func truncateWAL() throws {
         try connection.setBusyTimeout(milliseconds: 0)
-        let checkpoint = Result { () throws(DatabaseError) in try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        let checkpoint = Result { () throws(DatabaseError) in try connection.checkpoint(.truncate) }
         try connection.setBusyTimeout()
         try checkpoint.get()
-    }
-
-    /// Deletes the blocks in an id range whose messages are all gone, except each session's
-    /// latest block: a writer may still be extending it, and deleting the table's last row
-    /// would let its id be used again.
-    private func deleteEmptyBlocks(from firstID: Int64, through lastID: Int64) throws {
-        try connection.run("""
-            DELETE FROM message_blocks
-            WHERE first_id <= ? AND last_id >= ?
-              AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.id BETWEEN message_blocks.first_id AND message_blocks.last_id)
-              AND id < (SELECT max(id) FROM message_blocks AS newer WHERE newer.session_id = message_blocks.session_id)
-            """, [.integer(lastID), .integer(firstID)])
     }
 }

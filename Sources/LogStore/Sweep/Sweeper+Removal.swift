@@ -17,13 +17,13 @@ extension Sweeper {
     func removeAll() async throws {
         let plan = try await writer.perform { writer in
             let connection = writer.connection
-            let first = try connection.integer("SELECT min(id) FROM messages")
-            let last = try connection.integer("SELECT max(id) FROM messages")
+            let first = try connection.integer(Messages.oldestIDSQL)
+            let last = try connection.integer(Messages.newestIDSQL)
             let ranges = first.flatMap { first in last.map { [first...$0] } } ?? []
             return RemovalPlan(
                 messageRanges: [(nil, ranges)],
-                lastTaskID: try connection.integer("SELECT max(id) FROM tasks") ?? 0,
-                sessions: try connection.integers("SELECT id FROM sessions WHERE id <> ?", [.integer(writer.sessionRowID)]))
+                lastTaskID: try connection.integer(Tasks.newestIDSQL) ?? 0,
+                sessions: try connection.integers(Sessions.othersSQL, [.integer(writer.sessionRowID)]))
         }
         try await remove(plan)
     }
@@ -40,7 +40,7 @@ extension Sweeper {
                 messageRanges: try sessions.map { session in
                     (session, try Self.messageRanges(connection, ofBlocksWhere: "session_id = ?", [.integer(session)]))
                 },
-                lastTaskID: try connection.integer("SELECT max(id) FROM tasks") ?? 0,
+                lastTaskID: try connection.integer(Tasks.newestIDSQL) ?? 0,
                 sessions: sessions)
         }
         try await remove(plan)

@@ -18,10 +18,10 @@ extension Sweeper {
         var messages: Int64 = 0
         for range in ranges {
             messages += try connection.integer(
-                "SELECT count(*) FROM messages WHERE id BETWEEN ? AND ? AND created_at < ? AND task_id IS NULL",
+                Messages.countOlderInRangeSQL,
                 [.integer(range.lowerBound), .integer(range.upperBound), time]) ?? 0
         }
-        let tasks = try connection.integer("SELECT count(*) FROM tasks WHERE created_at < ?", [time]) ?? 0
+        let tasks = try connection.integer(Tasks.countOlderSQL, [time]) ?? 0
         return (authors, Int(messages), Int(tasks))
     }
 }

@@ -283,14 +283,14 @@ final class Sweeper: Sendable {
         let ratio = configuration.trimRatio
         let kept = Double(size) * ratio <= limit ? ratio : ratio * limit / Double(size)
         let plan = try await store.read { connection -> (first: Int64, cut: Int64, count: Int64)? in
-            let count = try connection.integer("SELECT count(*) FROM messages") ?? 0
+            let count = try connection.integer(Messages.countSQL) ?? 0
             // Far over the limit with few messages, what is kept can round to none; the newest
             // stays (it marks the cut), or the lookup of the cut would find no row and trim nothing.
             let toRemove = min(count - 1, count - Int64((Double(count) * kept).rounded()))
             guard toRemove > 0,
-                let first = try connection.integer("SELECT min(id) FROM messages"),
+                let first = try connection.integer(Messages.oldestIDSQL),
                 let cut = try connection.integer(
-                    "SELECT id FROM messages ORDER BY id LIMIT 1 OFFSET ?", [.integer(toRemove)])
+                    Messages.idAtOffsetSQL, [.integer(toRemove)])
             else { return nil }
             return (first, cut, toRemove)
         }
@@ -300,7 +300,7 @@ final class Sweeper: Sendable {
         var removed = try await deleteMessages(from: plan.first, through: plan.cut - 1, before: nil, rule: .countGaps)
         // Tasks still pending have no technical message: those created before the cut go too.
         let cutDate = try await store.read { connection in
-            try connection.real("SELECT created_at FROM messages WHERE id = ?", [.integer(plan.cut)])
+            try connection.real(Messages.createdAtSQL, [.integer(plan.cut)])
         }
         if let cutDate {
             removed += try await removeOlderTasks(
@@ -372,7 +372,7 @@ final class Sweeper: Sendable {
                 }
                 let target = StepSize.target(lastCommit: writer.lastCommitDuration, isUrgent: isUrgent.load(ordering: .relaxed))
                 // The step has committed: a failed look at the page size must not fail it.
-                let pageSize = Int(((try? batchWriter.connection.integer("PRAGMA page_size")) ?? nil) ?? 4096)
+                let pageSize = Int(((try? batchWriter.connection.pageSize()) ?? nil) ?? 4096)
                 let written = (batchWriter.connection.pagesWritten - pagesBefore) * pageSize
                 progress.size.adjust(
                     rows: rows, took: ContinuousClock.now - start, target: target,
@@ -381,68 +381,5 @@ final class Sweeper: Sendable {
             }
         }
         return progress.withLock { $0.state }
-    }
-
-    // MARK: Shrinking
-
-    /// Incremental vacuum in steps, each followed by a passive checkpoint so the WAL does not
-    /// grow by the pages moved; then a truncating checkpoint leaves the WAL empty.
-    func giveFreePagesBack(truncatingTheWAL: Bool) async throws {
-        // The full-text index keeps deleted words until its segments merge: after large
-        // deletions compact it first, so the pages it frees are given back too. At most one
-        // rewrite of the index as it is now: while logging goes on, new segments keep arriving
-        // and an incremental optimize alone would never run out of work.
-        let reporter = SweepProgressReporter.current
-        if let budget = try await store.read({ try SearchIndex.compactionBudget($0) }) {
-            reporter?.begin(.compactingSearchIndex, total: Int64(budget))
-            let merged: @Sendable (Int) -> Int64 = { Int64(budget - max(0, $0)) }
-            _ = try await repeatSteps(budget, size: Self.indexMergePagesPerStep, counting: merged) { writer, left, pages in
-                let merged = try writer.compactSearchIndex(pages: min(pages, max(1, left)))
-                left -= pages
-                return (!merged || left <= 0, pages)
-            }
-            try await writer.perform(ordered: false) { try SearchIndex.markCompacted($0) }
-        }
-        let free = Int(try await store.read { try $0.integer("PRAGMA freelist_count") } ?? 0)
-        if free > 0 || truncatingTheWAL { reporter?.begin(.givingSpaceBack, total: Int64(free)) }
-        if free > 0 {
-            _ = try await repeatSteps(free, size: Self.vacuumPagesPerStep) { writer, left, pages in
-                let before = left
-                left = try writer.vacuum(pages: pages)
-                return (left == 0 || left >= before, before - left)
-            }
-        }
-        if truncatingTheWAL { try await writer.perform(ordered: false) { try $0.truncateWAL() } }
-    }
-
-}
-
-/// How many rows a kind of sweep step handles: adjusted after each step so the next takes about
-/// ``target(lastCommit:)``.
-struct StepSize: Sendable {
-    var rows: Int
-    let range: ClosedRange<Int>
-
-    /// As long as the writer's last batch of logged events took, within 40–120 ms: under heavy
-    /// logging the writer then alternates batches and sweep steps of about the same length (so
-    /// the sweep keeps up, deleting being cheaper than inserting), and logging waits for one
-    /// step at most, well within a save interval. When the store is over its size limit
-    /// (`isUrgent`), the sweep takes turns twice as long, up to 250 ms: not filling the disk
-    /// comes before logging at full speed.
-    static func target(lastCommit: Duration, isUrgent: Bool) -> Duration {
-        isUrgent
-            ? min(max(lastCommit * 2, .milliseconds(40)), .milliseconds(250))
-            : min(max(lastCommit, .milliseconds(40)), .milliseconds(120))
-    }
-
-    /// Sizes the next step from the last: `done` rows took `took` and wrote `wrote` bytes to
-    /// the WAL. Deleting rows with random keys (tasks, blobs) touches a page per key, so a step
-    /// can write far more than its rows hold: steps are held to `byteLimit` bytes of WAL, like
-    /// a transaction of logged events, as the WAL counts against the size limit.
-    mutating func adjust(rows done: Int, took: Duration, target: Duration, wrote: Int, byteLimit: Int) {
-        guard done > 0 else { return }
-        let byTime = Double(done) * target.seconds / max(took.seconds, 1e-4)
-        let byBytes = Double(done) * Double(byteLimit) / Double(max(wrote, 1))
-        rows = min(max(Int(min(byTime, byBytes)), range.lowerBound), range.upperBound)
     }
 }
