@@ -105,21 +105,18 @@ extension BatchWriter {
     ]
 
     static func failsEverything(_ error: any Error) -> Bool {
-        switch error {
-        case let error as DatabaseError:
-            return error.failsEveryStatement
-        case let error as LogStoreError:
-            switch error.kind {
-            case .database, .writeFailed: return error.underlyingError.map(failsEverything) ?? false
-            // A body file that cannot be written because the store's directory fails (full, out of
-            // descriptors or memory, read-only, removed, wrong permissions, I/O) fails every other
-            // body the same way, so none is set aside for it; other errors (a file too large, a
-            // name in the way) are one body's own.
-            case .fileSystem: return error.errno.map(Self.directoryFailures.contains) ?? false
-            default: return false
-            }
-        default:
-            return false
+        if let error = error as? DatabaseError { return error.failsEveryStatement }
+        guard let error = error as? LogStoreError else { return false }
+        let kind = error.kind
+        if kind == .database || kind == .writeFailed {
+            guard let cause = error.underlyingError else { return false }
+            return failsEverything(cause)
         }
+        // A body file that cannot be written because the store's directory fails (full, out of
+        // descriptors or memory, read-only, removed, wrong permissions, I/O) fails every other
+        // body the same way, so none is set aside for it; other errors (a file too large, a
+        // name in the way) are one body's own.
+        guard kind == .fileSystem, let code = error.errno else { return false }
+        return directoryFailures.contains(code)
     }
 }
