@@ -90,11 +90,12 @@ struct DamageReportingTests {
                     while try await store.info().unindexedMessageCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
                 }
             }
-            // The index's configuration row, as a damaged page or another program could leave
-            // it (written by the sqlite3 shell: a descriptor of the file must not be opened here).
+            // The configuration row of the index's partition (a new store's first is number 2), as
+            // a damaged page or another program could leave it (written by the sqlite3 shell: a
+            // descriptor of the file must not be opened here).
             let damage = try await SpawnedProcess.run(
                 URL(fileURLWithPath: "/usr/bin/sqlite3"),
-                [url.appendingPathComponent("logs.sqlite").path, "UPDATE message_search_config SET v = 999 WHERE k = 'version'"],
+                [url.appendingPathComponent("logs.sqlite").path, "UPDATE message_search_2_config SET v = 999 WHERE k = 'version'"],
                 seconds: 30)
             try #require(damage.status == 0, "\(damage.output)")
 

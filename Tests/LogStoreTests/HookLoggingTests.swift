@@ -84,7 +84,8 @@ struct HookLoggingTests {
             try await store.core.write { try $0.connection.execute("PRAGMA max_page_count = 1") }
             let reportedAtReturn = Recorder<Bool?>(nil)
             let returned = await returnsWithinDeadline(seconds: 30) {
-                store.storeMessage(label: "app", level: .info, message: String(repeating: "z", count: 4_000))
+                // Larger than the free pages a new store has (its migration drops an empty index).
+                store.storeMessage(label: "app", level: .info, message: String(repeating: "z", count: 40_000))
                 reportedAtReturn.update { $0 = reported.current }
             }
             #expect(returned)

@@ -143,19 +143,20 @@ struct MessageFilterTests {
         }
     }
 
-    /// A number written by another tool matches its text; `equals` never matches a dictionary.
+    /// A number another tool wrote matches its text; `equals` never matches a dictionary.
     @Test func metadataNumbersWrittenByOtherToolsMatchTheirText() async throws {
         try await withTemporaryStore { store, url in
-            store.storeMessage(label: "app", level: .info, message: "tool row", metadata: ["code": "placeholder"])
             store.storeMessage(label: "app", level: .info, message: "nested", metadata: ["code": .dictionary(["x": "1"])])
-            store.storeMessage(label: "app", level: .info, message: "broken")
             try await store.flush()
             let connection = try Connection(path: StoreFiles.databaseURL(in: url).path, mode: .readWrite(create: false))
             // The store's writer may hold the write lock (an index step): wait for it, as any tool would.
             try connection.setBusyTimeout()
+            // A logged message is never changed (the full-text index relies on it): the tool adds rows.
             try connection.execute("""
-                UPDATE messages SET metadata = '{"code":404}' WHERE text = 'tool row';
-                UPDATE messages SET metadata = 'not json {' WHERE text = 'broken';
+                INSERT INTO messages (created_at, session_id, level, label_id, text, metadata)
+                SELECT created_at, session_id, level, label_id, 'tool row', '{"code":404}' FROM messages WHERE text = 'nested';
+                INSERT INTO messages (created_at, session_id, level, label_id, text, metadata)
+                SELECT created_at, session_id, level, label_id, 'broken', 'not json {' FROM messages WHERE text = 'nested';
                 """)
             connection.close()
             #expect(try await store.messages(MessageQuery(metadata: [.equals("code", "404")])).messages.map(\.text) == ["tool row"])

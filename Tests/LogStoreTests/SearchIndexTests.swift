@@ -3,8 +3,9 @@ import Synchronization
 @testable import LogStore
 import Testing
 
-/// The full-text index kept in step with every deletion (no ghosts, nothing missed after), and
-/// built for stores made before it existed.
+/// The full-text index in partitions: what is deleted is never found again (what is removed on
+/// purpose leaves the index at once, what is swept waits unmatched until its partition is
+/// dropped whole), ids are never given out twice, and stores made before it gain it.
 @Suite("Search index")
 struct SearchIndexTests {
     static func waitUntilIndexed(_ store: LogStore) async throws {
@@ -17,32 +18,56 @@ struct SearchIndexTests {
         try await store.messages(MessageQuery(text: .plain(word), order: .oldestFirst, limit: 1000)).messages.map(\.text)
     }
 
-    /// The index's own view, straight from SQLite: which ids it holds for `word`.
+    /// The index's own view, straight from SQLite: which ids its partitions hold for `word`.
     static func indexedIDs(_ url: URL, _ word: String) throws -> [Int64] {
         let connection = try Connection(path: StoreFiles.databaseURL(in: url).path, mode: .readOnly)
         defer { connection.close() }
-        return try connection.integers("SELECT rowid FROM message_search WHERE message_search MATCH ? ORDER BY rowid", [.text(word)])
+        return try partitions(connection).flatMap { table in
+            try connection.integers("SELECT rowid FROM \(table) WHERE \(table) MATCH ? ORDER BY rowid", [.text(word)])
+        }.sorted()
     }
 
-    @Test func aSweepLeavesNoGhosts() async throws {
+    /// The partitions' tables, oldest first.
+    static func partitions(_ connection: Connection) throws -> [String] {
+        try connection.strings("SELECT name FROM search_partitions ORDER BY first_id")
+    }
+
+    static func partitions(_ url: URL) throws -> [String] {
+        let connection = try Connection(path: StoreFiles.databaseURL(in: url).path, mode: .readOnly)
+        defer { connection.close() }
+        return try partitions(connection)
+    }
+
+    /// An age sweep deletes rows and nothing else: no search finds a swept message, and the
+    /// partitions only swept messages were in are dropped whole; the words of the rest wait in
+    /// the partition they share with kept messages.
+    @Test func aSweepFindsNoGhostsAndDropsWholePartitions() async throws {
         let now = Date()
         var configuration = LogStore.Configuration()
         configuration.maxAge = .seconds(3_600)
+        // Small: partitions of the fewest rows (4,096).
+        configuration.sizeLimit = 8_000_000
+        configuration.maxPendingEvents = 20_000
         configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
         try await withTemporaryStore(configuration: configuration) { store, url in
-            for i in 0..<50 {
-                store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) sweepable")
+            try await onOwnThread {
+                for i in 0..<10_000 {
+                    store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) sweepable")
+                }
             }
             for i in 0..<5 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "new \(i) sweepable") }
             try await store.flush()
             try await Self.waitUntilIndexed(store)
-            #expect(try Self.indexedIDs(url, "sweepable").count == 55)
+            let before = try Self.partitions(url)
+            #expect(before.count == 3, "\(before)")
+            #expect(try Self.indexedIDs(url, "sweepable").count == 10_005)
             let report = try await store.sweep()
-            #expect(report.removedMessages == 50)
+            #expect(report.removedMessages == 10_000)
             #expect(try await Self.found(store, "sweepable") == (0..<5).map { "new \($0) sweepable" })
             #expect(try await store.count(MessageQuery(text: .plain("old"))) == 0)
-            #expect(try Self.indexedIDs(url, "sweepable").count == 5)
-            #expect(try Self.indexedIDs(url, "old").isEmpty)
+            #expect(try Self.partitions(url) == [before[2]])
+            // The last partition holds the rest of the old words until it is dropped in turn.
+            #expect(try Self.indexedIDs(url, "old").count == 10_000 - 2 * 4_096)
         }
     }
 
@@ -81,8 +106,8 @@ struct SearchIndexTests {
         }
     }
 
-    /// After `removeAll` SQLite hands out the removed ids again: the index must not take them
-    /// for indexed ones, nor return the removed texts for them.
+    /// After `removeAll` every partition is dropped, and the next messages get new ids (SQLite
+    /// would hand out the removed ones again): none is taken for an indexed one.
     @Test func removeAllLeavesNoGhostsAndTheNextMessagesAreFound() async throws {
         try await withTemporaryStore { store, url in
             for i in 0..<40 { store.storeMessage(label: "app", level: .info, message: "before \(i) apple") }
@@ -103,9 +128,9 @@ struct SearchIndexTests {
     }
 
     /// The newest messages were never indexed (a writer with the index off logged them) when
-    /// everything is removed: the position must still come down, or the next messages' ids
-    /// would count as indexed (missed by searches, and a corrupt index when deleted).
-    @Test func removingUnindexedNewestMessagesBringsThePositionDown() async throws {
+    /// everything is removed: the next messages' ids come after every id given out, so none
+    /// counts as indexed (missed by searches) or meets an old message's words.
+    @Test func removingUnindexedNewestMessagesGivesNoIDTwice() async throws {
         try await withTemporaryStoreURL { url in
             try await withStore(at: url) { store in
                 for i in 0..<40 { store.storeMessage(label: "app", level: .info, message: "indexed \(i) elder") }
@@ -149,8 +174,9 @@ struct SearchIndexTests {
         }
     }
 
-    /// A `DELETE` by another tool goes through the same trigger.
-    @Test func rowsDeletedWithSQLiteLeaveTheIndex() async throws {
+    /// A `DELETE` by another tool, of the newest rows too: what it deleted is never found, and
+    /// the next message gets a new id, so the deleted one's words never match it.
+    @Test func rowsDeletedWithSQLiteAreNeverFound() async throws {
         try await withTemporaryStore { store, url in
             for i in 0..<10 { store.storeMessage(label: "app", level: .info, message: "row \(i) damson") }
             try await store.flush()
@@ -159,9 +185,18 @@ struct SearchIndexTests {
             // The store's writer may hold the write lock (an index step): wait for it, as any tool would.
             try connection.setBusyTimeout()
             try connection.execute("DELETE FROM messages WHERE text LIKE 'row 1 %' OR text LIKE 'row 9 %'")
+            // Changing a logged message is refused: the index relies on it.
+            #expect(throws: DatabaseError.self) { try connection.execute("UPDATE messages SET text = 'changed'") }
             connection.close()
             #expect(try await Self.found(store, "damson").count == 8)
-            #expect(try Self.indexedIDs(url, "damson").count == 8)
+            store.storeMessage(label: "app", level: .info, message: "row 10 elderberry")
+            try await store.flush()
+            let newest = try #require(try await store.messages(MessageQuery(limit: 1)).messages.first)
+            #expect(newest.id == 11)
+            #expect(try await Self.found(store, "damson").count == 8)
+            try await Self.waitUntilIndexed(store)
+            #expect(try await Self.found(store, "damson").count == 8)
+            #expect(try await Self.found(store, "elderberry") == ["row 10 elderberry"])
         }
     }
 

@@ -29,8 +29,14 @@ enum ArchiveDatabase {
             throw LogStoreError.unsupportedVersion(found: .schema(version), supported: .schema(Migrations.latestVersion))
         }
         guard version == schemaVersion else { throw invalid("its database and its info record disagree on the schema version") }
-        let found = try objects(connection)
-        let expected = try expectedObjects(version: version)
+        var found = try objects(connection)
+        var expected = try expectedObjects(version: version)
+        // The full-text index's partitions come and go with the store's contents: each found is
+        // checked against the one shape a partition has; the rest must be exactly the schema.
+        let partitions = found.filter { isPartitionObject($0.key) }
+        found = found.filter { !isPartitionObject($0.key) }
+        expected = expected.filter { !isPartitionObject($0.key) }
+        try checkPartitions(partitions, invalid: invalid)
         guard found.keys == expected.keys else {
             let planted = Set(found.keys).subtracting(expected.keys).sorted()
             throw invalid(planted.isEmpty
@@ -55,7 +61,9 @@ enum ArchiveDatabase {
             let type = statement.string(at: 0)
             let name = statement.string(at: 1)
             let sql = statement.string(at: 2)
-            let isShadowTable = type == "table" && ["message_search_", "task_search_"].contains { name.hasPrefix($0) }
+            let partition = SearchPartitions.partitionName(of: name)
+            let isShadowTable = type == "table"
+                && (name.hasPrefix("task_search_") || (partition != nil && partition != name))
             if isShadowTable { shadowTables.append(name) }
             objects["\(type) \(name)"] = isShadowTable ? (sql.hasPrefix("CREATE TABLE") ? "" : "not a plain table") : sql
         }
@@ -66,6 +74,56 @@ enum ArchiveDatabase {
             objects["table \(name)", default: ""] += columns.joined(separator: ", ")
         }
         return objects
+    }
+
+    /// Whether `key` ("type name", as ``objects(_:)`` makes it) is a full-text index partition
+    /// or one of its shadow tables.
+    private static func isPartitionObject(_ key: String) -> Bool {
+        guard key.hasPrefix("table ") else { return false }
+        return SearchPartitions.partitionName(of: String(key.dropFirst("table ".count))) != nil
+    }
+
+    /// Checks every partition object found (``isPartitionObject(_:)``): a partition's table is
+    /// the FTS5 table ``SearchPartitions/createSQL(_:)`` makes (whitespace aside), and each of
+    /// its shadow tables has the columns such a table's has, and belongs to a partition found.
+    private static func checkPartitions(_ found: [String: String], invalid: (String) -> LogStoreError) throws {
+        let template = try partitionTemplate()
+        let tables = Set(found.keys.compactMap { key -> String? in
+            let name = String(key.dropFirst("table ".count))
+            return SearchPartitions.partitionName(of: name) == name ? name : nil
+        })
+        for (key, definition) in found {
+            let name = String(key.dropFirst("table ".count))
+            guard let partition = SearchPartitions.partitionName(of: name), tables.contains(partition) else {
+                throw invalid("its database holds what a store's never does: \(key)")
+            }
+            let shape = name == partition ? normalized(definition, table: partition) : definition
+            let suffix = String(name.dropFirst(partition.count))
+            guard shape == template["table \(templateName)" + suffix] else {
+                throw invalid("its database defines \(key) differently from a store's")
+            }
+        }
+    }
+
+    /// The partition the template is made as.
+    private static let templateName = SearchPartitions.tableName(1)
+
+    /// The objects of a partition (``templateName``), its own SQL normalized (``normalized(_:table:)``).
+    private static func partitionTemplate() throws -> [String: String] {
+        let connection = try Connection(path: ":memory:", mode: .readWrite(create: true))
+        defer { connection.close() }
+        try connection.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, text TEXT, metadata TEXT)")
+        try connection.execute(SearchPartitions.createSQL(templateName))
+        var objects = try objects(connection)
+        let key = "table \(templateName)"
+        objects[key] = objects[key].map { normalized($0, table: templateName) }
+        return objects
+    }
+
+    /// `sql` with its runs of white space made one space, and the table's name `T`.
+    private static func normalized(_ sql: String, table: String) -> String {
+        let words = sql.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        return words.replacingOccurrences(of: "CREATE VIRTUAL TABLE \(table) USING", with: "CREATE VIRTUAL TABLE T USING")
     }
 
     /// Brings the checked database at `url`, of an older schema, up to this library's: it is the

@@ -50,7 +50,7 @@ enum ArchiveSnapshot {
     static func catchUpSearchIndex(_ copy: Connection) throws {
         guard try SearchIndex.hasIndex(copy) else { return }
         try copy.transaction {
-            try copy.execute(Search.indexRemainingSQL)
+            try SearchIndex.indexRemaining(copy)
         }
     }
 

@@ -109,6 +109,12 @@ final class Connection {
         return statement
     }
 
+    /// Finalizes the cached statement of `sql`, if any: for statements on a table that is about
+    /// to be dropped (a full-text index partition), which would otherwise stay cached unused.
+    func forgetStatement(_ sql: String) {
+        statementCache[sql] = nil
+    }
+
     /// A statement its caller keeps for as long as the connection lives (the writer's insert
     /// sites: one per site spares each row a lookup by SQL text in ``cachedStatement(_:)``).
     /// Run with ``Statement/run()`` or reset after use, as a cached one.

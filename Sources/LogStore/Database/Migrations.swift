@@ -11,6 +11,7 @@ enum Migrations {
         Step(sql: "", apply: Schema.version4), Step(sql: Schema.version5),
         Step(sql: Schema.version6), Step(sql: Schema.version7), Step(sql: Schema.version8),
         Step(sql: Schema.version9), Step(sql: Schema.version10),
+        Step(sql: Schema.version11, apply: Schema.dropEmptyFirstPartition),
     ]
 
     /// One migration.
@@ -50,6 +51,10 @@ enum Migrations {
     /// the retention guard (`guards_retention`). An older store opened read-only reads as one
     /// where no author asks (its guard was each sweeping process's own setting).
     static let firstVersionWithRetentionRequests = 10
+
+    /// The first schema version whose full-text index of messages is in partitions
+    /// (`search_partitions`), with `id_floors`.
+    static let firstVersionWithSearchPartitions = 11
 
     /// The oldest schema an archive may hold: archives came with schema 6. An archive of an
     /// older library (schema 6 up to ``latestVersion``) opens with its private copy migrated.

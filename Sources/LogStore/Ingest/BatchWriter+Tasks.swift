@@ -15,12 +15,13 @@ extension BatchWriter {
                 .real(created.createdAt.timeIntervalSince1970), .integer(Int64(created.taskType.rawValue)),
                 .text(created.request.method.uppercased()), Self.text(url?.absoluteString), Self.text(url?.host?.lowercased()),
                 Self.text(url?.path), head.map { .integer($0) } ?? .null, Self.text(created.taskDescription),
-                .integer(created.direction.storedValue),
+                .integer(created.direction.storedValue), nextTaskID.map { .integer($0) } ?? .null,
             ])
         if connection.changes == 0 {
             // A second creation of the same task: its head link was not used.
             if let head { try releaseHead(head) }
         } else {
+            nextTaskID = nil
             history?.record(.task, .insert, id: connection.lastInsertRowID)
             if let head { created.creationHead.head?.didStore(rowID: head) }
         }
@@ -90,8 +91,10 @@ extension BatchWriter {
         if let pending {
             row = .pending(pending)
         } else {
-            try connection.cachedStatement(Tasks.insertCompletedSQL).bindAndRun(values + [.text(completed.taskID.uuidString)])
+            try connection.cachedStatement(Tasks.insertCompletedSQL).bindAndRun(
+                values + [.text(completed.taskID.uuidString), nextTaskID.map { .integer($0) } ?? .null])
             if connection.changes == 1 {
+                nextTaskID = nil
                 row = .inserted(connection.lastInsertRowID)
             } else {
                 guard let existing = try existingTask(completed.taskID),

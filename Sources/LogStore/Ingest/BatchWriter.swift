@@ -16,6 +16,10 @@ final class BatchWriter {
     private var currentBlock: (rowID: Int64, count: Int)?
     /// What this batch inserted so far, for its block.
     private var batchRange = MessageRange()
+    /// The ids the transaction's first message and first task must have, when deletions took the
+    /// newest rows (``IDFloors``); `nil`: SQLite's own choice. Read as each transaction begins.
+    private var nextMessageID: Int64?
+    var nextTaskID: Int64?
     /// A block covers at least this many messages before the next one starts: coarse enough to
     /// stay small (~250 rows per million messages), fine enough to narrow a scan to a few pages.
     static let messagesPerBlock = 4096
@@ -74,14 +78,19 @@ final class BatchWriter {
 
     init(
         connection: Connection, session: SessionRecord, blobs: BlobStore, bodySizeLimit: Int,
-        transactionByteLimit: Int = 32 << 20
+        transactionByteLimit: Int = 32 << 20, searchPartitionBytes: Int64 = 16 << 20
     ) {
         self.connection = connection
         self.session = session
         self.blobs = blobs
         self.bodySizeLimit = bodySizeLimit
         self.transactionByteLimit = transactionByteLimit
+        self.searchPartitionBytes = searchPartitionBytes
     }
+
+    /// The share of the store a partition of the full-text index covers before the next begins
+    /// (``SearchIndex/partitionRows(_:partitionBytes:)``): a sixteenth of the size limit.
+    let searchPartitionBytes: Int64
 
     /// The most events in one transaction. Larger transactions overflow the page cache, and
     /// SQLite then spills and rereads pages mid-transaction (measured: 1M messages in 50k-event
@@ -136,6 +145,7 @@ final class BatchWriter {
                 history?.record(.session, .insert, id: session.rowID)
             }
             batchRange = MessageRange()
+            (nextMessageID, nextTaskID) = try IDFloors.nextIDs(connection)
             if let dropNotice { try insert(dropNotice) }
             let messages = preparedMessages
             var labelIDs = [Int64](repeating: 0, count: messages.labels.count)
@@ -190,6 +200,7 @@ final class BatchWriter {
             statement.bind(Int64(truncatingIfNeeded: message.line), at: 9)
             statement.bind(Int64(message.threadID), at: 10)
         }
+        bindNextMessageID(to: statement, at: taskRowID == nil ? 11 : 8)
         try statement.run()
         let rowID = connection.lastInsertRowID
         batchRange.add(id: rowID, createdAt: message.createdAt.timeIntervalSince1970)
@@ -215,6 +226,16 @@ final class BatchWriter {
         let statement = try connection.persistentStatement(sql)
         slot = statement
         return statement
+    }
+
+    /// Binds the id the next message must have (``nextMessageID``, then SQLite's choice: NULL).
+    private func bindNextMessageID(to statement: Statement, at index: Int32) {
+        if let id = nextMessageID {
+            statement.bind(id, at: index)
+            nextMessageID = nil
+        } else {
+            statement.bindNull(at: index)
+        }
     }
 
     /// Binds a message's text, cut as ``PreparedMessages/capped(_:)`` cuts it.
@@ -250,6 +271,7 @@ final class BatchWriter {
         }
         statement.bind(row.line, at: 9)
         statement.bind(Int64(row.threadID), at: 10)
+        bindNextMessageID(to: statement, at: 11)
         try statement.run()
         let rowID = connection.lastInsertRowID
         batchRange.add(id: rowID, createdAt: row.createdAt)

@@ -37,11 +37,18 @@ enum SearchIndex {
         try connection.userVersion() ?? 0 >= Int64(Migrations.firstVersionWithSearch)
     }
 
-    /// How many messages (by id) are committed but not yet indexed.
+    /// How many messages (by id) are committed but not yet indexed: the span of ids past the
+    /// index, which ids never given out may widen (``unindexedCount(_:)`` counts the messages).
     static func lag(_ connection: Connection) throws(DatabaseError) -> Int64 {
         guard let indexed = try indexedThrough(connection) else { return 0 }
         let newest = try connection.integer(Messages.newestIDSQL) ?? 0
         return max(0, newest - indexed)
+    }
+
+    /// How many committed messages are not yet indexed.
+    static func unindexedCount(_ connection: Connection) throws(DatabaseError) -> Int64 {
+        guard let indexed = try indexedThrough(connection) else { return 0 }
+        return try connection.integer(Messages.countAfterSQL, [.integer(indexed)]) ?? 0
     }
 
     /// Indexes the next messages in one transaction: up to ``rowsPerStep``, and no more than
@@ -70,53 +77,133 @@ enum SearchIndex {
     /// How long one step should hold the writer (logged events wait behind it).
     static let stepTarget: Duration = .milliseconds(100)
 
+    /// A partition is sealed, and the next begun, once it holds about this share of what the
+    /// store's size limit holds: a sweep then drops whole partitions, and the words of swept
+    /// messages that wait in a partly swept one take about this share of the index.
+    static let partitionsPerStore: Int64 = 16
+    /// The fewest and most messages a partition is sealed with: each partition is one more
+    /// table a search reads, so a small store keeps few; and a store whose limit is far above
+    /// what it holds (one kept by age) still drops its oldest partitions as they age out.
+    static let partitionRowsRange: ClosedRange<Int64> = 4_096...262_144
+
+    /// How many messages a partition holds before it is sealed: `partitionBytes` of the store
+    /// at the bytes each message takes in it now (the database and bodies over the messages).
+    static func partitionRows(_ connection: Connection, partitionBytes: Int64) throws -> Int64 {
+        let messages = try MessageCounts.total(connection) ?? 0
+        let used = try StoreSize.usedBytes(connection)
+        let perMessage = messages > 0 ? max(64, used / messages) : 300
+        let rows = partitionBytes / perMessage
+        return min(max(rows, partitionRowsRange.lowerBound), partitionRowsRange.upperBound)
+    }
+
     private static func indexNext(_ writer: BatchWriter, limit: Int) throws -> (covered: Int64, remaining: Int64) {
         try writer.transaction {
             let connection = writer.connection
             guard let indexed = try indexedThrough(connection) else { return (0, 0) }
             let newest = try connection.integer(Messages.newestIDSQL) ?? 0
             guard newest > indexed else { return (0, 0) }
-            let end = min(newest, indexed + Int64(max(1, limit)))
-            try connection.cachedStatement(Search.indexRangeSQL).bindAndRun([.integer(indexed), .integer(end)])
-            try connection.cachedStatement(Search.setIndexedThroughSQL)
-                .bindAndRun([.integer(end)])
+            // Ids that were never given out (after the newest rows were deleted, ``IDFloors``)
+            // are skipped, not walked.
+            let from = (try connection.integer(Messages.firstIDAfterSQL, [.integer(indexed)]) ?? newest) - 1
+            let (partition, room) = try openPartition(
+                connection, indexedThrough: indexed, partitionBytes: writer.searchPartitionBytes)
+            let end = min(newest, from + min(Int64(max(1, limit)), room))
+            try connection.cachedStatement(SearchPartitions.indexRangeSQL(partition.table))
+                .bindAndRun([.integer(from), .integer(end)])
+            try connection.cachedStatement(SearchPartitions.addRowsSQL)
+                .bindAndRun([.integer(Int64(connection.changes)), .integer(partition.number)])
+            try connection.cachedStatement(Search.setIndexedThroughSQL).bindAndRun([.integer(end)])
             return (end - indexed, newest - end)
         }
     }
 
-    /// Merges the index's segments by about `pages` pages, in one transaction: deletions leave
-    /// their words in the index as tombstones until the segments holding them are merged, so
-    /// after a sweep the index is compacted in these steps (FTS5's incremental `optimize`).
+    /// The partition new messages are indexed into, in the caller's transaction, and how many
+    /// more it takes before it is sealed: the open one, unless it holds its share of the store
+    /// (then it is sealed at `indexedThrough`) or there is none (then a new one begins after
+    /// `indexedThrough`).
+    static func openPartition(
+        _ connection: Connection, indexedThrough: Int64, partitionBytes: Int64
+    ) throws -> (partition: SearchPartitions.Partition, room: Int64) {
+        let share = try partitionRows(connection, partitionBytes: partitionBytes)
+        let partitions = try SearchPartitions.list(connection)
+        if let open = partitions.last, open.isOpen {
+            guard open.indexedRows >= share else { return (open, share - open.indexedRows) }
+            try connection.cachedStatement(SearchPartitions.sealSQL)
+                .bindAndRun([.integer(indexedThrough), .integer(open.number)])
+            connection.forgetStatement(SearchPartitions.indexRangeSQL(open.table))
+        }
+        let number = try connection.integer(SearchPartitions.nextNumberSQL) ?? 2
+        let table = SearchPartitions.tableName(number)
+        try connection.execute(SearchPartitions.createSQL(table))
+        try connection.cachedStatement(SearchPartitions.insertSQL)
+            .bindAndRun([.integer(number), .text(table), .integer(indexedThrough + 1)])
+        let partition = SearchPartitions.Partition(
+            number: number, table: table, firstID: indexedThrough + 1, lastID: indexedThrough, isOpen: true, indexedRows: 0)
+        return (partition, share)
+    }
+
+    /// Indexes every message the index does not cover yet, in the caller's transaction, and
+    /// records it complete (an archive's copy, which never changes again).
+    static func indexRemaining(_ connection: Connection) throws {
+        guard let indexed = try indexedThrough(connection) else { return }
+        let newest = try connection.integer(Messages.newestIDSQL) ?? 0
+        guard newest > indexed else { return }
+        let (partition, _) = try openPartition(connection, indexedThrough: indexed, partitionBytes: .max)
+        try connection.run(SearchPartitions.indexRangeSQL(partition.table), [.integer(indexed), .integer(newest)])
+        try connection.run(SearchPartitions.addRowsSQL, [.integer(Int64(connection.changes)), .integer(partition.number)])
+        try connection.run(Search.setIndexedThroughSQL, [.integer(newest)])
+    }
+
+    /// The partitions no message is left in (every one of theirs was deleted): the sweep drops
+    /// them. The open one too, when the messages it covers are all gone (the next step begins
+    /// another).
+    static func emptyPartitions(_ connection: Connection) throws -> [SearchPartitions.Partition] {
+        guard try hasPartitions(connection) else { return [] }
+        let check = try connection.cachedStatement(SearchPartitions.anyMessageInRangeSQL)
+        var empty: [SearchPartitions.Partition] = []
+        // One that has indexed nothing yet (just begun) costs nothing and stays.
+        for partition in try SearchPartitions.list(connection) where partition.firstID <= partition.lastID {
+            check.reset()
+            try check.bind([.integer(partition.firstID), .integer(partition.lastID)])
+            guard try check.step() else { continue }
+            if check.int64(at: 0) == 0 { empty.append(partition) }
+        }
+        check.reset()
+        return empty
+    }
+
+    /// Drops `partition` if no message is left in it, in one transaction.
     ///
-    /// - Returns: whether there was anything to merge.
-    static func merge(_ writer: BatchWriter, pages: Int) throws -> Bool {
-        guard try hasIndex(writer.connection) else { return false }
-        return try writer.transaction {
-            let before = writer.connection.totalChanges
-            try writer.connection.run(
-                Search.mergeSQL, [.integer(-Int64(max(1, pages)))])
-            // FTS5 documents a change count below two as "nothing was merged".
-            let merged = writer.connection.totalChanges - before >= 2
-            if !merged { try writer.connection.execute(Search.markCompactedSQL) }
-            return merged
+    /// - Returns: whether it was dropped.
+    static func drop(_ partition: SearchPartitions.Partition, _ writer: BatchWriter) throws -> Bool {
+        try writer.transaction {
+            let connection = writer.connection
+            // Read again in this transaction: another process may have dropped it or, for the
+            // open one, indexed more into it.
+            guard let current = try SearchPartitions.list(connection).first(where: { $0.number == partition.number }),
+                current.firstID <= current.lastID,
+                try connection.integer(SearchPartitions.anyMessageInRangeSQL, [.integer(current.firstID), .integer(current.lastID)]) == 0
+            else { return false }
+            connection.forgetStatement(SearchPartitions.indexRangeSQL(current.table))
+            try connection.execute(SearchPartitions.dropSQL(current.table))
+            try connection.run(SearchPartitions.deleteSQL, [.integer(current.number)])
+            return true
         }
     }
 
-    /// Records that the index was compacted (its deletions merged away).
-    static func markCompacted(_ writer: BatchWriter) throws {
-        guard try hasIndex(writer.connection) else { return }
-        try writer.connection.execute(Search.markCompactedSQL)
+    /// Removes from the index the words of the messages with these ids, in the caller's
+    /// transaction: what is removed on purpose leaves the index at once, before its rows go.
+    static func purge(ids: [Int64], on connection: Connection) throws {
+        guard !ids.isEmpty, try hasPartitions(connection) else { return }
+        let partitions = try SearchPartitions.list(connection)
+        for id in ids {
+            guard let partition = partitions.last(where: { $0.firstID <= id }), id <= partition.lastID else { continue }
+            try connection.cachedStatement(SearchPartitions.purgeSQL(partition.table)).bindAndRun([.integer(id)])
+        }
     }
 
-    /// When enough was deleted from the index since it was last compacted to compact it now (a
-    /// fifth of what it holds: merging rewrites every segment, ~2 µs per message kept), how many
-    /// pages merging it once takes (its segment pages); `nil` when it need not be compacted.
-    static func compactionBudget(_ connection: Connection) throws(DatabaseError) -> Int? {
-        guard try hasIndex(connection) else { return nil }
-        let deleted = try connection.integer(Search.deletedSinceMergeSQL) ?? 0
-        guard deleted > 0 else { return nil }
-        let kept = try MessageCounts.total(connection) ?? 0
-        guard deleted * 5 >= kept else { return nil }
-        return Int(try connection.integer(Search.segmentPagesSQL) ?? 0)
+    /// Whether the schema has the index in partitions (``Schema/version11``).
+    static func hasPartitions(_ connection: Connection) throws(DatabaseError) -> Bool {
+        try connection.userVersion() ?? 0 >= Int64(Migrations.firstVersionWithSearchPartitions)
     }
 }

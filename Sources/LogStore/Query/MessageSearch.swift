@@ -28,21 +28,43 @@ enum MessageSearch {
             switch query.order {
             case .newestFirst:
                 if let ids = parts.unindexed { try read(search.unindexedSQL(base, ids: ids, order: .newestFirst, limit: wanted)) }
-                if let ids = parts.indexed, messages.count < wanted {
-                    try read(search.indexedSQL(base, ids: ids, order: .newestFirst, limit: wanted - messages.count))
+                for part in parts.indexed.reversed() where messages.count < wanted {
+                    try read(search.indexedSQL(base, table: part.table, ids: part.ids, order: .newestFirst, limit: wanted - messages.count))
                 }
             case .oldestFirst:
-                if let ids = parts.indexed { try read(search.indexedSQL(base, ids: ids, order: .oldestFirst, limit: wanted)) }
+                for part in parts.indexed where messages.count < wanted {
+                    try read(search.indexedSQL(base, table: part.table, ids: part.ids, order: .oldestFirst, limit: wanted - messages.count))
+                }
                 if let ids = parts.unindexed, messages.count < wanted {
                     try read(search.unindexedSQL(base, ids: ids, order: .oldestFirst, limit: wanted - messages.count))
                 }
             case .relevance:
                 // Ranked among the indexed messages, then the unindexed ones ranked among
-                // themselves: bm25 weighs a word by how rare it is in its own index.
+                // themselves: bm25 weighs a word by how rare it is in its own index. Each
+                // partition ranks its own matches; their best are merged by rank.
+                var ranked: [(message: LogStore.Message, ranges: [Range<String.Index>]?, rank: Double)] = []
                 var indexedTotal = 0
-                if let ids = parts.indexed {
-                    try read(search.indexedSQL(base, ids: ids, order: .rank, limit: wanted, offset: offset))
-                    indexedTotal = messages.isEmpty ? try count(search.indexedSQL(base, ids: ids, order: .rank, limit: nil), connection) : offset + messages.count
+                for part in parts.indexed {
+                    let sql = search.indexedSQL(base, table: part.table, ids: part.ids, order: .rank, limit: offset + wanted)
+                    let statement = try connection.prepare(sql.sql)
+                    try statement.bind(sql.arguments)
+                    while try statement.step() {
+                        let message = reader.message(statement)
+                        let ranges = statement.optionalString(at: 11).flatMap { Highlight.ranges($0, in: message.text) }
+                        ranked.append((message, ranges, statement.double(at: 12)))
+                    }
+                }
+                ranked.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.message.id > $1.message.id }
+                for row in ranked.dropFirst(offset).prefix(wanted) {
+                    if let ranges = row.ranges { matches[row.message.id] = ranges }
+                    messages.append(row.message)
+                }
+                if !parts.indexed.isEmpty {
+                    indexedTotal = messages.isEmpty
+                        ? try parts.indexed.reduce(0) { total, part in
+                            total + (try count(search.indexedSQL(base, table: part.table, ids: part.ids, order: .oldestFirst, limit: nil), connection))
+                        }
+                        : offset + messages.count
                 }
                 if let ids = parts.unindexed, messages.count < wanted {
                     try read(search.unindexedSQL(
@@ -91,16 +113,14 @@ enum MessageSearch {
         var unpaged = query
         unpaged.cursor = nil
         let parts = try Parts(unpaged, base, search, connection: connection)
-        return [
-            parts.indexed.map { search.indexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) },
-            parts.unindexed.map { search.unindexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) },
-        ].compactMap { $0 }
+        return parts.indexed.map { search.indexedSQL(base, table: $0.table, ids: $0.ids, order: .oldestFirst, limit: nil) }
+            + [parts.unindexed.map { search.unindexedSQL(base, ids: $0, order: .oldestFirst, limit: nil) }].compactMap { $0 }
     }
 
     /// The id ranges of the two parts a query reads, after the query's cursor and time window.
     private struct Parts {
-        /// Ids the index covers; `nil` when none are to be read.
-        var indexed: ClosedRange<Int64>?
+        /// The index's partitions to read, oldest first, each with the ids to read in it.
+        var indexed: [(table: String, ids: ClosedRange<Int64>)] = []
         /// Ids past the index, ready in the temporary index; `nil` when none are to be read.
         var unindexed: ClosedRange<Int64>?
 
@@ -116,8 +136,10 @@ enum MessageSearch {
             }
             let indexedThrough = try SearchIndex.indexedThrough(connection)
             let reach = indexedThrough ?? 0
-            if indexedThrough != nil, lower <= min(upper, reach) {
-                indexed = lower...min(upper, reach)
+            for partition in try SearchPartitions.list(connection) {
+                let first = max(lower, partition.firstID)
+                let last = min(upper, partition.lastID, reach)
+                if first <= last { indexed.append((partition.table, first...last)) }
             }
             let first = max(lower, reach + 1)
             if first <= upper {

@@ -2,7 +2,7 @@
 /// or with metadata filters the index can narrow.
 ///
 /// A search has two parts, read in one snapshot: the messages the index covers
-/// (`id <= indexedThrough`, looked up in `message_search`), and the few it has not reached yet
+/// (`id <= indexedThrough`, looked up in its partitions, ``SearchPartitions``), and the few it has not reached yet
 /// (looked up in the temporary ``UnindexedMessages`` index, or read directly when only
 /// metadata is asked). Every other filter is a condition on the joined `messages` row, and the
 /// index drives the join (`CROSS JOIN`), walking its matches in id order, so "latest 100"
@@ -89,15 +89,16 @@ struct MessageSearchSQL {
         case newestFirst, oldestFirst, rank
     }
 
-    /// The indexed part: messages with ids in `ids` (within the index's reach) that match.
+    /// The indexed part in one partition of the index (its FTS5 `table`): messages with ids in
+    /// `ids` (within the partition) that match. Ordered by rank, each row carries its rank last.
     func indexedSQL(
-        _ base: MessageQuerySQL, ids: ClosedRange<Int64>, order: Order, limit: Int?, offset: Int = 0
+        _ base: MessageQuerySQL, table: String, ids: ClosedRange<Int64>, order: Order, limit: Int?, offset: Int = 0
     ) -> (sql: String, arguments: [DatabaseValue]) {
-        let sql = "SELECT \(columns(table: "message_search")) FROM message_search CROSS JOIN messages"
-            + " ON messages.id = message_search.rowid WHERE message_search MATCH ?"
-            + " AND message_search.rowid BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
+        let sql = "SELECT \(columns(table: table))\(order == .rank ? ", \(table).rank" : "") FROM \(table) CROSS JOIN messages"
+            + " ON messages.id = \(table).rowid WHERE \(table) MATCH ?"
+            + " AND \(table).rowid BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
             + base.conditions.map { " AND " + $0 }.joined()
-            + Self.orderClause(order, rowid: "message_search.rowid")
+            + Self.orderClause(order, rowid: "\(table).rowid")
             + (limit.map { " LIMIT \($0) OFFSET \(offset)" } ?? "")
         return (sql, [.text(indexMatch)] + base.conditionArguments)
     }

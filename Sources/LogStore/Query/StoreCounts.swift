@@ -20,7 +20,7 @@ struct StoreCounts: Sendable {
 
     init(connection: Connection) throws {
         messages = Int(try MessageCounts.total(connection) ?? 0)
-        unindexedMessages = Int(try SearchIndex.lag(connection))
+        unindexedMessages = Int(try SearchIndex.unindexedCount(connection))
         sessions = Int(try connection.integer(Sessions.countSQL) ?? 0)
         schemaVersion = try Migrations.currentVersion(connection)
         guard schemaVersion >= Migrations.firstVersionWithTasks else {

@@ -93,7 +93,8 @@ enum StoreOpener {
         let batchWriter = BatchWriter(
             connection: connection, session: prepared.record, blobs: prepared.blobs,
             bodySizeLimit: configuration.bodySizeLimit,
-            transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit))
+            transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit),
+            searchPartitionBytes: configuration.sizeLimit / SearchIndex.partitionsPerStore)
         batchWriter.history = prepared.history
         let openBackgroundReader: (@Sendable () throws -> Connection)? =
             readsThroughWriter ? nil : { @Sendable in try openReader(directory: directory, options: options) }

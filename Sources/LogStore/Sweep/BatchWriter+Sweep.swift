@@ -38,9 +38,10 @@ extension BatchWriter {
     }
 
     /// Deletes tasks by row id, with their heads' and bodies' links (their transactions go by
-    /// cascade) and, when asked, their technical messages. Runs in the caller's transaction.
+    /// cascade) and, when asked, their technical messages (and, when `purging`, those messages'
+    /// words from the full-text index: a removal on purpose). Runs in the caller's transaction.
     @discardableResult
-    func deleteTasks(rowIDs: [Int64], withTheirMessages: Bool) throws -> Removed {
+    func deleteTasks(rowIDs: [Int64], withTheirMessages: Bool, purging: Bool = false) throws -> Removed {
         var removed = Removed()
         let links = try connection.cachedStatement(Tasks.linksSQL)
         let delete = try connection.cachedStatement(Tasks.deleteSQL)
@@ -53,6 +54,9 @@ extension BatchWriter {
             let heads = [0, 1].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
             let bodies = [2, 3].compactMap { (column: Int32) in links.isNull(at: column) ? nil : links.int64(at: column) }
             links.reset()
+            if withTheirMessages, purging {
+                try SearchIndex.purge(ids: connection.integers(Messages.technicalIDsSQL, [.integer(rowID)]), on: connection)
+            }
             if withTheirMessages {
                 if let history {
                     let fields = history.tombstoneFields[.message]
@@ -88,11 +92,14 @@ extension BatchWriter {
     /// created before `cutoff` when one is given and only those of the session with row id
     /// `sessionID` when one is given, with the tasks their technical messages describe.
     ///
-    /// - Parameter rule: what it does about history's consumers.
+    /// - Parameters:
+    ///   - rule: what it does about history's consumers.
+    ///   - purging: whether the messages' words leave the full-text index now (a removal on
+    ///     purpose); otherwise they wait in their partition, unmatched, until it is dropped.
     /// - Returns: what it removed, and the id to continue from (nil when the range is done).
     func deleteMessages(
         from firstID: Int64, through lastID: Int64, before cutoff: Date?, inSession sessionID: Int64? = nil,
-        limit: Int, rule: ConsumerRule = .none
+        limit: Int, rule: ConsumerRule = .none, purging: Bool = false
     ) throws -> (removed: Removed, next: Int64?) {
         try transaction {
             var lastID = lastID
@@ -125,6 +132,11 @@ extension BatchWriter {
             let taskIDs = try connection.integers(
                 "SELECT task_id FROM messages WHERE \(condition) AND task_id IS NOT NULL", arguments)
             removed += try deleteTasks(rowIDs: taskIDs, withTheirMessages: false)
+            try recordIDFloor(IDFloors.recordMessagesSQL)
+            if purging {
+                try SearchIndex.purge(
+                    ids: connection.integers("SELECT id FROM messages WHERE \(condition)", arguments), on: connection)
+            }
 
             let counts = try connection.prepare("""
                 SELECT session_id, label_id, level, count(*) FROM messages
@@ -177,6 +189,7 @@ extension BatchWriter {
                 arguments += guarded.arguments
             }
             let ids = try connection.integers(sql + " ORDER BY created_at LIMIT ?", arguments + [.integer(Int64(limit))])
+            try recordIDFloor(IDFloors.recordTasksSQL)
             let removed = try deleteTasks(rowIDs: ids, withTheirMessages: true)
             if rule == .countGaps, let history { try countGaps(history) }
             return removed
@@ -262,7 +275,8 @@ extension BatchWriter {
                 arguments.append(.integer(sessionID))
             }
             let ids = try connection.integers(sql + " ORDER BY id LIMIT ?", arguments + [.integer(Int64(limit))])
-            return try deleteTasks(rowIDs: ids, withTheirMessages: true)
+            try recordIDFloor(IDFloors.recordTasksSQL)
+            return try deleteTasks(rowIDs: ids, withTheirMessages: true, purging: sessionID != nil)
         }
     }
 
@@ -289,15 +303,20 @@ extension BatchWriter {
         }
     }
 
-    /// Merges about `pages` pages of the full-text index (``SearchIndex/merge(_:pages:)``), then
-    /// copies what the WAL holds into the database without waiting for readers.
+    /// Drops `partition` of the full-text index if no message is left in it
+    /// (``SearchIndex/drop(_:_:)``), then copies what the WAL holds into the database.
     ///
-    /// - Returns: whether there was anything to merge.
-    func compactSearchIndex(pages: Int) throws -> Bool {
-        let merged = try SearchIndex.merge(self, pages: pages)
-        // As after a vacuum step: the pages rewritten leave the WAL before the next step.
+    /// - Returns: whether it was dropped.
+    func dropSearchPartition(_ partition: SearchPartitions.Partition) throws -> Bool {
+        let dropped = try SearchIndex.drop(partition, self)
         try connection.checkpoint(.passive)
-        return merged
+        return dropped
+    }
+
+    /// Records the largest id given out so far in `id_floors` (``Schema/version11``), before a
+    /// step deletes: the writer never gives an id out again, even once the newest rows are gone.
+    private func recordIDFloor(_ sql: String) throws {
+        try connection.cachedStatement(sql).run()
     }
 
     /// Gives up to `pages` free pages back to the file system (incremental vacuum), then copies

@@ -27,6 +27,8 @@ public struct SweepProgress: Sendable, Hashable {
         /// Removing old sessions that hold no message or task any more.
         case removingEmptySessions
         /// Merging the full-text index's segments, so the pages its deleted words held are freed.
+        /// Reported by stores before schema 11 only: since, the index is in partitions that the
+        /// sweep drops whole once their messages are gone, within ``givingSpaceBack``.
         case compactingSearchIndex
         /// Giving free pages back to the file system and emptying the WAL.
         case givingSpaceBack

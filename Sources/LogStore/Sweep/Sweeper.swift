@@ -232,8 +232,10 @@ final class Sweeper: Sendable {
         return try await repeatSteps(Progress(next: first), size: Self.messagesPerStep, counting: units) {
             writer, progress, limit in
             guard let from = progress.next else { return (true, 0) }
+            // A session's removal is on purpose: its words leave the index with it.
             let step = try writer.deleteMessages(
-                from: from, through: last, before: cutoff, inSession: sessionID, limit: limit, rule: rule)
+                from: from, through: last, before: cutoff, inSession: sessionID, limit: limit, rule: rule,
+                purging: sessionID != nil)
             progress.removed += step.removed
             progress.next = step.next
             return (step.next == nil, step.removed.rows)

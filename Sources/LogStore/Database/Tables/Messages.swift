@@ -1,17 +1,19 @@
 /// `messages`: the logged messages and network tasks' technical messages. Its static
 /// statements, prepared by their callers; queries compose their filters on these columns.
 enum Messages {
-    /// A logged message, with its source location and thread.
+    /// A logged message, with its source location and thread; its id last (NULL: the next,
+    /// as SQLite gives it; see ``IDFloors``).
     static let insertSQL = """
         INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, file, function, line,
-                              thread_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              thread_id, id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// A network task's technical message has no source location: its columns stay NULL.
+    /// A network task's technical message has no source location: its columns stay NULL. Its
+    /// id last, as for ``insertSQL``.
     static let insertTechnicalSQL = """
-        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, task_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO messages (created_at, session_id, level, label_id, text, metadata, task_id, id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// The newest message's id.
@@ -41,6 +43,9 @@ enum Messages {
     /// Messages' ids, times, levels and labels, for the ids of a JSON array.
     static let summaryByIDsSQL = "SELECT id, created_at, level, label_id FROM messages WHERE id IN (SELECT value FROM json_each(?))"
 
+    /// How many messages have ids after one.
+    static let countAfterSQL = "SELECT count(*) FROM messages WHERE id > ?"
+
     /// The first message id after one.
     static let firstIDAfterSQL = "SELECT min(id) FROM messages WHERE id > ?"
 
@@ -52,6 +57,9 @@ enum Messages {
 
     /// The newest message's id in the main database (beside a temporary schema).
     static let newestIDInMainSQL = "SELECT max(id) FROM main.messages"
+
+    /// The ids of a task's technical messages.
+    static let technicalIDsSQL = "SELECT id FROM messages WHERE task_id = ?"
 
     /// Deletes the technical messages whose task is gone.
     static let deleteOrphanedTechnicalSQL = "DELETE FROM messages WHERE task_id IS NOT NULL AND task_id NOT IN (SELECT id FROM tasks)"

@@ -2,11 +2,11 @@
 /// statements, prepared by their callers.
 enum Tasks {
     /// A task at its creation: pending (state 0), with its request head; a second creation of the same
-    /// uuid changes nothing.
+    /// uuid changes nothing. Its id last (NULL: the next, as SQLite gives it; see ``IDFloors``).
     static let insertCreatedSQL = """
         INSERT INTO tasks (uuid, session_id, label_id, created_at, task_type, state, method, url, host, path,
-                           request_head_id, task_description, direction)
-        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+                           request_head_id, task_description, direction, id)
+        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (uuid) DO NOTHING
         """
 
@@ -14,14 +14,14 @@ enum Tasks {
     static let updateProgressSQL = "UPDATE tasks SET progress_completed = ?, progress_total = ? WHERE uuid = ? AND state = 0"
 
     /// A completed task, new; a uuid already taken changes nothing (the caller then updates the
-    /// pending row). A direction not known (NULL) is outbound.
+    /// pending row). A direction not known (NULL) is outbound. Its id last, as for ``insertCreatedSQL``.
     static let insertCompletedSQL = """
         INSERT INTO tasks (session_id, label_id, created_at, task_type, state, method, url, host, path,
             status_code, error_code, error_domain, error_description, content_type, duration, redirect_count,
             request_head_id, response_head_id, request_body_id, response_body_id, request_body_size,
-            response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid)
+            response_body_size, body_flags, task_description, decoding_error, metadata, direction, uuid, id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                coalesce(?, \(NetworkTaskDirection.outbound.storedValue)), ?)
+                coalesce(?, \(NetworkTaskDirection.outbound.storedValue)), ?, ?)
         ON CONFLICT (uuid) DO NOTHING
         """
 
