@@ -341,6 +341,19 @@ def altered_index(path):
     rewrite_inner_database(path, edit)
 
 
+def planted_partition(path):
+    """A table named as a partition of the full-text index, of another shape (a trigram index)."""
+    rewrite_inner_database(path, lambda con: con.execute(
+        "CREATE VIRTUAL TABLE message_search_7 USING fts5(text, metadata, content = 'messages', "
+        "content_rowid = 'id', columnsize = 0, tokenize = 'trigram')"))
+
+
+def orphan_partition_table(path):
+    """A plain table named as a partition's shadow table, with no partition it belongs to."""
+    rewrite_inner_database(path, lambda con: con.execute(
+        "CREATE TABLE message_search_7_data (id INTEGER PRIMARY KEY, block BLOB)"))
+
+
 def inner_bit_flipped_page(path):
     raw = bytearray(inner_database(path))
     raw[100] ^= 0x07  # page 1's page type
@@ -479,6 +492,8 @@ VARIANTS = [
     ("planted-trigger", BARE, planted_trigger),
     ("planted-view", BARE, planted_view),
     ("altered-index", BARE, altered_index),
+    ("planted-partition", BARE, planted_partition),
+    ("orphan-partition-table", BARE, orphan_partition_table),
     ("inner-bit-flipped-page", BARE, inner_bit_flipped_page),
     ("inner-not-sqlite", BARE, inner_not_sqlite),
     ("inner-wal", BARE, inner_wal),

@@ -362,6 +362,58 @@ import Testing
         }
     }
 
+    // MARK: Schema 10
+
+    /// `store-v10.logstore`'s contents (Fixtures/README.md) and its searches, the same before
+    /// and after its index becomes the first partition.
+    private func checkV10Contents(_ store: LogStore) async throws {
+        #expect(try await store.count(MessageQuery()) == 400)
+        #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 24)
+        #expect(try await store.count(MessageQuery(labels: ["http"])) == 102)
+        #expect(try await store.count(MessageQuery(text: .plain("timeout"))) == 3)
+        #expect(try await store.count(MessageQuery(text: .plain("cache"))) == 20)
+        #expect(try await store.tasks(TaskQuery(states: [.success], limit: 100)).tasks.count == 31)
+        #expect(try await store.info().unindexedMessageCount == 0)
+    }
+
+    /// Schema 11 keeps the index schema 10 built as its first partition (nothing re-indexed):
+    /// searches find the same; new messages go into a partition of their own; once every message
+    /// of the old one is swept, it is dropped whole.
+    @Test func storeV10KeepsItsIndexAsTheFirstPartition() async throws {
+        try await withCopy(of: "store-v10.logstore") { url in
+            try await withStore(at: url, options: []) { store in
+                #expect(try await store.info().schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
+                try await checkV10Contents(store)
+                store.storeMessage(label: "app", level: .info, message: "after the migration, a timeout")
+                try await store.flush()
+                try await withinTimeLimit(seconds: 30) {
+                    while try await store.info().unindexedMessageCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                #expect(try await store.count(MessageQuery(text: .plain("timeout"))) == 4)
+                let ranked = try await store.messages(MessageQuery(text: .plain("timeout"), order: .relevance))
+                #expect(ranked.messages.count == 4)
+            }
+            let partitions = { () throws -> [String] in
+                let connection = try Connection(path: StoreFiles.databaseURL(in: url).path, mode: .readOnly)
+                defer { connection.close() }
+                return try connection.strings("SELECT name FROM search_partitions ORDER BY first_id")
+            }
+            #expect(try partitions() == ["message_search", "message_search_2"])
+            #expect(try await sweepEverythingOld(url).removedMessages == 401)
+            #expect(try partitions().isEmpty)
+        }
+    }
+
+    @Test func storeV10OpensReadOnly() async throws {
+        try await withCopy(of: "store-v10.logstore") { url in
+            try await withStore(at: url, options: [.readonly]) { store in
+                #expect(try await store.info().schemaVersion == LogStore.Version(10, 0, 0))
+                try await checkV10Contents(store)
+            }
+        }
+    }
+
     // MARK: Archive format 1
 
     /// The archive of the previous version (schema 6, archive format 1; it records library

@@ -66,6 +66,8 @@ struct HostileArchiveTests {
         .invalid("planted-trigger", "holds what a store's never does: trigger evil"),
         .invalid("planted-view", "holds what a store's never does: view evil"),
         .invalid("altered-index", "defines index messages_by_level differently"),
+        .invalid("planted-partition", "defines table message_search_7 differently"),
+        .invalid("orphan-partition-table", "holds what a store's never does: table message_search_7_data"),
         .invalid("inner-bit-flipped-page", "database is damaged"),
         .invalid("inner-not-sqlite", "database is damaged"),
         Case(name: "inner-wal", outcome: .opens(bodyFiles: [])),

@@ -71,6 +71,45 @@ struct SearchIndexTests {
         }
     }
 
+    /// An archive of a store with several partitions, some words of swept messages still in
+    /// one: it opens (its partitions pass the schema check) and finds what the store finds.
+    @Test func anArchiveOfPartitionsFindsWhatTheStoreFinds() async throws {
+        let now = Date()
+        var configuration = LogStore.Configuration()
+        configuration.maxAge = .seconds(3_600)
+        configuration.sizeLimit = 8_000_000
+        configuration.maxPendingEvents = 20_000
+        configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            try await onOwnThread {
+                for i in 0..<6_000 {
+                    store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) quince")
+                }
+                for i in 0..<6_000 {
+                    store.storeMessage(createdAt: now, label: "app", level: .info, message: "new \(i) quince word\(i % 7)")
+                }
+            }
+            try await store.flush()
+            try await Self.waitUntilIndexed(store)
+            _ = try await store.sweep()
+            #expect(try Self.partitions(url).count == 2)
+            for i in 0..<3 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "unindexed \(i) quince") }
+            try await store.flush()
+            let archiveURL = url.deletingLastPathComponent().appendingPathComponent("partitions.lsarchive")
+            try await store.export(to: archiveURL)
+            let archive = try await LogStore(archiveURL: archiveURL)
+            for search in ["quince", "old", "word3", "unindexed"] {
+                let query = MessageQuery(text: .plain(search), limit: 10_000)
+                #expect(try await archive.count(query) == (try await store.count(query)), "\(search)")
+                #expect(try await archive.messages(query).messages.map(\.id) == (try await store.messages(query).messages.map(\.id)))
+            }
+            #expect(try await archive.count(MessageQuery(text: .plain("quince"))) == 6_003)
+            let ranked = try await archive.messages(MessageQuery(text: .plain("word3"), order: .relevance, limit: 50))
+            #expect(ranked.messages.count == 50)
+            try await archive.close()
+        }
+    }
+
     /// New segments keep arriving while logging goes on: compacting the index after a large
     /// sweep must still end (an incremental optimize alone would merge forever).
     @Test func aSweepEndsWhileLoggingGoesOn() async throws {
