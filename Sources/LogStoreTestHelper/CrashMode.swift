@@ -4,6 +4,8 @@
 //     LogStoreTestHelper crash-sweep <store> <count> <flush-every>    + sweeps of old data in a loop
 //     LogStoreTestHelper crash-export <store> <count> <flush-every> <directory>  + exports in a loop
 //     LogStoreTestHelper crash-sync <store> <count> <flush-every>     a `.synchronous` store, no flush()
+//     LogStoreTestHelper crash-partitions <store> <count> <flush-every>  + blocks of old messages, each
+//                                        a whole partition of the search index, swept (dropped) in a loop
 //
 // It writes to stdout, one line each: `ack <i>` once a flush() that followed message `crash <i>`
 // returned (every message up to it is committed) — in `crash-sync`, once the logging call of
@@ -18,7 +20,7 @@ func runCrashMode(arguments: [String]) async -> Never {
           arguments[1] != "crash-export" || arguments.count == 6
     else {
         FileHandle.standardError.write(Data(
-            "usage: LogStoreTestHelper crash-log|crash-sweep|crash-sync <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
+            "usage: LogStoreTestHelper crash-log|crash-sweep|crash-sync|crash-partitions <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
         exit(64)
     }
     // The test suite shares two cores: this load runs behind the tests themselves (as chromium does).
@@ -26,9 +28,13 @@ func runCrashMode(arguments: [String]) async -> Never {
     let mode = arguments[1]
     do {
         let options: LogStore.Options = mode == "crash-sync" ? [.create, .synchronous] : [.create]
-        let store = try await LogStore(storeURL: URL(fileURLWithPath: arguments[2]), options: options)
+        var configuration = LogStore.Configuration()
+        // Small: the search index's partitions hold their fewest messages (4,096).
+        if mode == "crash-partitions" { configuration.sizeLimit = 8_000_000 }
+        let store = try await LogStore(
+            storeURL: URL(fileURLWithPath: arguments[2]), options: options, configuration: configuration)
         switch mode {
-        case "crash-sweep":
+        case "crash-sweep", "crash-partitions":
             Task.detached { await sweepForever(store) }
         case "crash-export":
             let directory = URL(fileURLWithPath: arguments[5], isDirectory: true)
@@ -38,6 +44,8 @@ func runCrashMode(arguments: [String]) async -> Never {
         }
         if mode == "crash-sync" {
             await logSynchronouslyUntilKilled(store, count: count)
+        } else if mode == "crash-partitions" {
+            try await logOldBlocksUntilKilled(store, count: count, flushEvery: flushEvery)
         } else {
             try await logUntilKilled(store, count: count, flushEvery: flushEvery, withOldData: mode == "crash-sweep")
         }
@@ -63,6 +71,25 @@ private func logUntilKilled(_ store: LogStore, count: Int, flushEvery: Int, with
         }
         if withOldData, index % 2 == 1 {
             store.storeMessage(createdAt: old, label: "old", level: .debug, message: "old \(index)")
+        }
+        if index % flushEvery == flushEvery - 1 {
+            try await store.flush()
+            say("ack \(index)")
+        }
+    }
+}
+
+/// `crash-partitions`: acknowledged messages, and every so often a block of old messages (30 days,
+/// with the word `stale`) larger than a partition of the search index, so some partition holds only
+/// old ones and the looping sweep drops it whole while the kill may come.
+private func logOldBlocksUntilKilled(_ store: LogStore, count: Int, flushEvery: Int) async throws {
+    let old = Date().addingTimeInterval(-30 * 24 * 3600)
+    for index in 0..<count {
+        store.storeMessage(label: "crash", level: .info, message: "crash \(index)")
+        if index % 500 == 0 {
+            for block in 0..<6_000 {
+                store.storeMessage(createdAt: old, label: "old", level: .debug, message: "stale \(index) \(block)")
+            }
         }
         if index % flushEvery == flushEvery - 1 {
             try await store.flush()
