@@ -59,6 +59,14 @@ enum Measure {
         return Int64(info.st_blocks) * 512
     }
 
+    /// The bytes of one file (`st_size`; 0 when it does not exist): what a copy of it would
+    /// take, where ``allocatedBytes(ofFile:)`` counts the blocks the file system gave it.
+    static func fileBytes(_ path: String) -> Int64 {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
+    }
+
     /// The regular files of one directory (not recursive), by `st_blocks`.
     static func allocatedBytes(inDirectory path: String) -> Int64 {
         guard let handle = opendir(path) else { return 0 }

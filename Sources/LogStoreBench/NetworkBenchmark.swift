@@ -201,8 +201,12 @@ struct NetworkBodies: Sendable {
 
     /// Builds and stores task `index`: its bodies and headers are made here, on the caller's
     /// thread, as an app's would be. `responseBody`, when given, replaces the response body
-    /// (sent as `application/octet-stream`).
-    func store(task index: Int, into store: LogStore, responseBody: Data? = nil) {
+    /// (sent as `application/octet-stream`); `metrics`, when given, makes the task's metrics
+    /// from its request and response.
+    func store(
+        task index: Int, into store: LogStore, responseBody: Data? = nil,
+        metrics: ((NetworkRequest, NetworkResponse) -> NetworkMetrics)? = nil
+    ) {
         let seed = Self.seed(task: index)
         let requestID = Self.requestID(task: index)
         let request = NetworkRequest(
@@ -211,7 +215,8 @@ struct NetworkBodies: Sendable {
         let response = NetworkResponse(
             url: url, statusCode: Self.statusCode, headers: responseHeaders(requestID: requestID, responseBody: responseBody))
         store.storeRequest(
-            request, response: response, error: nil, data: responseBody ?? self.response.make(seed: seed ^ responseSalt))
+            request, response: response, error: nil, data: responseBody ?? self.response.make(seed: seed ^ responseSalt),
+            metrics: metrics?(request, response))
     }
 
     private static func requestTemplate() -> BodyTemplate {

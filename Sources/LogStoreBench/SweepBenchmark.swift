@@ -7,6 +7,10 @@ import LogStore
 ///   beside one plain `DELETE` of the same share on the naive C schema with the same rows.
 /// - `sweep.max_ingest_stall_ms`: the longest time without a commit of new messages while a
 ///   sweep removes 90 % of such a store by age and 4 threads log at full speed.
+/// - `sweep.age90_s`: that sweep's wall time, beside one plain `DELETE` of the same 90 % on the
+///   naive C schema with the same rows, without logging meanwhile.
+/// - `sweep.age90_peak`: the store's largest size on disk during that sweep (``DiskSizeWatch``,
+///   every 25 ms), as a multiple of its size just before.
 /// - `sweep.bounded_size`, `sweep.final_size`: a store opened with `.sweep` and a 64 MB limit,
 ///   fed messages and network tasks with bodies at full speed (``SweepSoak``).
 struct SweepBenchmark {
@@ -27,11 +31,17 @@ struct SweepBenchmark {
         let masterURL = directory.appendingPathComponent("sweep-master.logstore")
         let stallURL = directory.appendingPathComponent("sweep-stall.logstore")
         try await fill(masterURL)
-        var figures = [try await trim(master: masterURL)]
+        // The same rows in the naive schema, filled once by the insert baseline's child for the
+        // two raw `DELETE`s (trim and age), each on a copy of it (ids are 1 ... rows).
+        let naiveMaster = directory.appendingPathComponent("sweep-naive.sqlite").path
+        sync()
+        _ = try CBaselineProcess.insert(rows: rows, path: naiveMaster)
+        var figures = [try await trim(master: masterURL, naiveMaster: naiveMaster)]
         try FileManager.default.copyItem(at: masterURL, to: stallURL)
         try? FileManager.default.removeItem(at: masterURL)
-        figures.append(try await stall(at: stallURL))
+        figures += try await stall(at: stallURL, naiveMaster: naiveMaster)
         try? FileManager.default.removeItem(at: stallURL)
+        Self.removeNaive(naiveMaster)
         figures += try await Self.soaks(quick: quick, directory: directory)
         return figures
     }
@@ -45,7 +55,7 @@ struct SweepBenchmark {
     }
 
     /// `rows` messages (``BenchRow`` 0 ..< `rows`, as `ingest.*` stores them) from 4 tasks,
-    /// committed, then the store closed.
+    /// committed and indexed for search (the default configuration), then the store closed.
     private func fill(_ url: URL) async throws {
         let store = try await BenchStore.open(at: url)
         let rows = rows
@@ -59,15 +69,18 @@ struct SweepBenchmark {
         }
         try await store.flush()
         let seconds = Measure.seconds(since: start)
-        let info = try await store.info()
+        // Every message searchable before the sweeps, as in a store that has been running: else
+        // each reopened copy would index the rest while its sweep runs.
+        let info = try await BenchStore.waitUntilIndexed(store)
+        let searchableSeconds = Measure.seconds(since: start)
         try await store.close()
         guard info.messageCount == rows, info.droppedEventCount == 0 else {
             throw BenchError.failed(
                 "sweep store: stored \(info.messageCount) of \(rows), dropped \(info.droppedEventCount)")
         }
         print(
-            "sweep: filled a store with \(rows) messages in \(format("%.1f s", seconds)) "
-                + "(\(megabytes(info.databaseSize)))")
+            "sweep: filled a store with \(rows) messages in \(format("%.1f s", seconds)), searchable in "
+                + "\(format("%.1f s", searchableSeconds)) (\(megabytes(info.databaseSize)))")
     }
 
     static func log(row: Int, into store: LogStore) {
@@ -84,7 +97,7 @@ struct SweepBenchmark {
     /// rule (default maxAge, 14 days) removes nothing, as the store's clock is set to the newest
     /// row's time. Each run alternates with the C baseline on a copy of one naive database, so
     /// noise from the machine hits both sides alike; each side's figure is its median.
-    private func trim(master: URL) async throws -> Figure {
+    private func trim(master: URL, naiveMaster: String) async throws -> Figure {
         var configuration = LogStore.Configuration()
         configuration.overflowPolicy = .waitForSpace
         configuration.timeSource = Self.clock(at: BenchRow(UInt64(rows - 1)).createdAtSeconds)
@@ -94,13 +107,6 @@ struct SweepBenchmark {
         configuration.sizeLimit = before.databaseSize * 4 / 5
         let expected = rows - Int((Double(rows) * configuration.trimRatio).rounded())
 
-        // The same rows in the naive schema, filled by the insert baseline's child; each run
-        // deletes the oldest 30 % of a copy in one statement, in another child (ids are 1 ... rows).
-        let naiveMaster = directory.appendingPathComponent("sweep-naive.sqlite").path
-        sync()
-        _ = try CBaselineProcess.insert(rows: rows, path: naiveMaster)
-        defer { try? FileManager.default.removeItem(atPath: naiveMaster) }
-
         var seconds: [Double] = []
         var baselines: [Double] = []
         var reports: [LogStore.SweepReport] = []
@@ -109,11 +115,7 @@ struct SweepBenchmark {
             let url = directory.appendingPathComponent("sweep-trim-\(run).logstore")
             let naivePath = directory.appendingPathComponent("sweep-naive-\(run).sqlite").path
             try FileManager.default.copyItem(at: master, to: url)
-            try FileManager.default.copyItem(atPath: naiveMaster, toPath: naivePath)
-            defer {
-                try? FileManager.default.removeItem(at: url)
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: naivePath + suffix) }
-            }
+            defer { try? FileManager.default.removeItem(at: url) }
             let store = try await LogStore(storeURL: url, options: [], configuration: configuration)
             sync()
             let start = Measure.now()
@@ -128,12 +130,7 @@ struct SweepBenchmark {
                     "sweep trim: removed \(report.removedMessages) of the expected \(expected), "
                         + "\(info.messageCount) messages left of \(rows)")
             }
-            sync()
-            let baseline = try CBaselineProcess.deleteOldest(throughID: expected, path: naivePath)
-            guard baseline.deleted == expected else {
-                throw BenchError.failed("C delete removed \(baseline.deleted) rows, expected \(expected)")
-            }
-            baselines.append(baseline.seconds)
+            baselines.append(try deleteOldest(throughID: expected, copyOf: naiveMaster, at: naivePath))
         }
         let value = Measure.median(seconds)
         let baseline = Measure.median(baselines)
@@ -156,11 +153,32 @@ struct SweepBenchmark {
             target: "≤ 1.5")
     }
 
+    /// Copies the naive database at `naiveMaster` to `path`, deletes its rows through id
+    /// `throughID` in one statement in the C baseline's child (the page cache's dirty data
+    /// written back first, as before the sweeps), removes the copy and returns the child's seconds.
+    private func deleteOldest(throughID: Int, copyOf naiveMaster: String, at path: String) throws -> Double {
+        try FileManager.default.copyItem(atPath: naiveMaster, toPath: path)
+        defer { Self.removeNaive(path) }
+        sync()
+        let baseline = try CBaselineProcess.deleteOldest(throughID: throughID, path: path)
+        guard baseline.deleted == throughID else {
+            throw BenchError.failed("C delete removed \(baseline.deleted) rows, expected \(throughID)")
+        }
+        return baseline.seconds
+    }
+
+    /// Removes a naive database and what SQLite may have left beside it.
+    private static func removeNaive(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
     // MARK: Ingestion during a sweep
 
     /// Reopens the store with its clock moved forward so all but the newest 10 % of the messages
-    /// are older than maxAge, lets 4 threads log at full speed, then sweeps while they go on.
-    private func stall(at url: URL) async throws -> Figure {
+    /// are older than maxAge, lets 4 threads log at full speed, then sweeps while they go on,
+    /// its size on disk watched from just before `sweep()` until it returns. Then one plain
+    /// `DELETE` of the same rows on a copy of the naive database at `naiveMaster`, alone.
+    private func stall(at url: URL, naiveMaster: String) async throws -> [Figure] {
         var configuration = LogStore.Configuration()
         // Only the age rule: the messages logged during the sweep must not bring the size rule in.
         configuration.sizeLimit = 1 << 40
@@ -187,11 +205,14 @@ struct SweepBenchmark {
         }
         let watch = CommitWatch.start(store)
         try await Task.sleep(for: .seconds(warmUpSeconds))
+        let sizeWatch = DiskSizeWatch.start(url)
+        let diskBefore = DiskSizeWatch.Sample(of: url)
         let sweepStart = Measure.now()
         producers.enter(phase: 1)
         let report = try await store.sweep()
         producers.enter(phase: 2)
         let sweepEnd = Measure.now()
+        let disk = await sizeWatch.stop(before: diskBefore, after: DiskSizeWatch.Sample(of: url))
         let calls = CallStats.merged(await producers.stop())
         let commits = try await watch.stop()
         try await store.flush()
@@ -217,12 +238,24 @@ struct SweepBenchmark {
             + "polled every ≤ \(format("%.1f ms", during.maxPollMilliseconds))"
         let longestCalls = "longest storeMessage call \(format("%.0f ms", Double(calls.longest[1]) / 1e6)) "
             + "(before: \(format("%.0f ms", Double(calls.longest[0]) / 1e6)))"
+        // What logging alone adds meanwhile, roughly: the store's bytes per message at the start.
+        let bytesPerMessage = Double(disk.before.bytes) / Double(max(1, before.messageCount + calls.count[0]))
+        let onDisk = "on disk \(megabytes(disk.before.bytes)) before, peak \(megabytes(disk.peak.bytes)) "
+            + "(×\(format("%.3f", disk.peakRatio)) at \(format("%.1f s", disk.peakSeconds)), WAL then "
+            + "\(megabytes(disk.peak.walBytes)), largest WAL \(megabytes(disk.largestWAL))), "
+            + "\(megabytes(disk.after.bytes)) when it returned (\(disk.count) samples, every ≤ "
+            + "\(format("%.0f ms", disk.longestIntervalMilliseconds)); the messages logged during it take about "
+            + "\(megabytes(Int64(Double(calls.count[1]) * bytesPerMessage))) at the store's bytes per message before)"
+        let deleted = rows - kept
+        let naivePath = directory.appendingPathComponent("sweep-naive-age.sqlite").path
+        let baselineSeconds = try deleteOldest(throughID: deleted, copyOf: naiveMaster, at: naivePath)
         print(
             "sweep stall: sweep() removed \(report.removedMessages) of \(rows) messages (by age) in "
                 + "\(format("%.1f s", sweepSeconds)) while \(Self.producers) threads logged \(calls.count[1]) "
                 + "(\(rates)); \(gaps); \(longestCalls); size \(megabytes(report.sizeBefore)) → "
-                + "\(megabytes(report.sizeAfter)), dropped \(after.droppedEventCount)")
-        return Figure(
+                + "\(megabytes(report.sizeAfter)), \(onDisk), dropped \(after.droppedEventCount); C DELETE of the "
+                + "same \(deleted) rows, no logging: \(format("%.2f s", baselineSeconds))")
+        let stall = Figure(
             name: "sweep.max_ingest_stall_ms", value: during.maxGapMilliseconds, baseline: Self.stallBudgetMilliseconds,
             unit: "ms",
             baselineDescription: "the issue's budget (250 ms); ours: longest time between two commits of new messages "
@@ -230,6 +263,21 @@ struct SweepBenchmark {
                 + "0 dropped): `max(id)` polled on a reader about every ms, a commit counted when a poll first sees "
                 + "it: right to within one poll interval (printed above), and no work added to the writer",
             target: "≤ 1.0")
+        let age = Figure(
+            name: "sweep.age90_s", value: sweepSeconds, baseline: baselineSeconds, unit: "s",
+            baselineDescription: "C: `BEGIN; DELETE FROM messages WHERE id <= <id at 90 %>; COMMIT` on a copy of the "
+                + "naive schema with the same \(rows) rows (child process, no FTS index, nothing logged meanwhile); "
+                + "ours: wall time of that `sweep()` removing the same \(deleted) by age (and their search index "
+                + "entries, and giving the space back) while 4 threads log at full speed",
+            target: "≤ 2.0 (aim ≤ 1.0)")
+        let peak = Figure(
+            name: "sweep.age90_peak", value: disk.peakRatio, baseline: 1, unit: "× size before",
+            baselineDescription: "the store's size on disk just before that `sweep()` (\(megabytes(disk.before.bytes))); "
+                + "ours: the largest size during it (`st_blocks` of the database, WAL, shm and blob files, sampled "
+                + "every \(format("%.0f ms", DiskSizeWatch.interval * 1000)) from a thread of its own, "
+                + "the messages logged meanwhile included)",
+            target: "≤ 1.05")
+        return [stall, age, peak]
     }
 
     /// A clock stopped at `seconds` since 1970, for the sweep's age cut-off: the rows are dated

@@ -23,7 +23,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
                logstore-bench --steady-soak MINUTES   (Scripts/soak.sh: paced logging, RSS and size)
           --quick      200k messages instead of 1M; 64 MiB for SHA-1 and 8 MiB for zlib
                        instead of 256 MiB and 32 MiB; a 20 s sweep soak instead of 60 s, 10 s of failing
-                       commits instead of 60 s, 2 s of observed logging for history instead of 10 s
+                       commits instead of 60 s, 2 s of observed logging for history instead of 10 s, 20k network
+                       tasks for the store's metrics instead of 100k
           --only       run only these groups: \(BenchGroup.allCases.map(\.rawValue).joined(separator: ", "))
           --json FILE  also write the figures as JSON
         """)
@@ -76,6 +77,7 @@ do {
     if groups.contains(.tail) { figures += try await TailBenchmark(directory: directory).run() }
     if groups.contains(.export) { figures += try await ExportBenchmark(rows: rows, directory: directory).run() }
     if groups.contains(.archive) { figures += try await ArchiveBenchmark(rows: rows, directory: directory).run() }
+    if groups.contains(.store) { figures += try await DensityBenchmark(rows: rows, quick: quick, directory: directory).run() }
     if groups.contains(.history) { figures += try await HistoryBenchmark(rows: rows, quick: quick, directory: directory).run() }
     #if SwiftLog
     if groups.contains(.swiftlog) { figures += try await SwiftLogBenchmark(quick: quick, directory: directory).run() }
@@ -92,12 +94,13 @@ do {
 
 /// The parts of the benchmark `--only` can pick, in the order they run. `soak` is the sweep's
 /// soaks alone (`sweep` includes them); `search` fills its own store with the full-text index on
-/// (`ingest` keeps it off).
+/// (`ingest` keeps it off); `store` is what stores take on disk (``DensityBenchmark``).
 enum BenchGroup: String, CaseIterable {
     case ingest, search, hashing, blobs, network, sweep, soak, failing, tail
     case summary
     case export
     case archive
+    case store
     case history
     #if SwiftLog
     case swiftlog
