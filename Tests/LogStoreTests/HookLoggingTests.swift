@@ -47,7 +47,8 @@ struct HookLoggingTests {
             let store = try await LogStore(storeURL: url, options: [.create, .synchronous], configuration: configuration)
             box.update { $0 = store }
             try await store.core.write { try $0.connection.execute("PRAGMA max_page_count = 1") }
-            let text = String(repeating: "z", count: 4_000)
+            // Larger than the free pages a new store has (its migrations drop tables).
+            let text = String(repeating: "z", count: 40_000)
             let returned = await returnsWithinDeadline(seconds: 30) {
                 store.storeMessage(label: "app", level: .info, message: text)
             }
@@ -84,7 +85,7 @@ struct HookLoggingTests {
             try await store.core.write { try $0.connection.execute("PRAGMA max_page_count = 1") }
             let reportedAtReturn = Recorder<Bool?>(nil)
             let returned = await returnsWithinDeadline(seconds: 30) {
-                // Larger than the free pages a new store has (its migration drops an empty index).
+                // Larger than the free pages a new store has (its migrations drop tables).
                 store.storeMessage(label: "app", level: .info, message: String(repeating: "z", count: 40_000))
                 reportedAtReturn.update { $0 = reported.current }
             }
