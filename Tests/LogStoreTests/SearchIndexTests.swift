@@ -38,18 +38,23 @@ struct SearchIndexTests {
         return try partitions(connection)
     }
 
+    /// A store whose partitions hold their fewest messages (4,096: its size limit is small), an
+    /// hour's age limit on a clock stopped at `now`, and room for a burst of old messages.
+    static func smallPartitions(now: Date) -> LogStore.Configuration {
+        var configuration = LogStore.Configuration()
+        configuration.maxAge = .seconds(3_600)
+        configuration.sizeLimit = 8_000_000
+        configuration.maxPendingEvents = 20_000
+        configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
+        return configuration
+    }
+
     /// An age sweep deletes rows and nothing else: no search finds a swept message, and the
     /// partitions only swept messages were in are dropped whole; the words of the rest wait in
     /// the partition they share with kept messages.
     @Test func aSweepFindsNoGhostsAndDropsWholePartitions() async throws {
         let now = Date()
-        var configuration = LogStore.Configuration()
-        configuration.maxAge = .seconds(3_600)
-        // Small: partitions of the fewest rows (4,096).
-        configuration.sizeLimit = 8_000_000
-        configuration.maxPendingEvents = 20_000
-        configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
-        try await withTemporaryStore(configuration: configuration) { store, url in
+        try await withTemporaryStore(configuration: Self.smallPartitions(now: now)) { store, url in
             try await onOwnThread {
                 for i in 0..<10_000 {
                     store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) sweepable")
@@ -75,12 +80,7 @@ struct SearchIndexTests {
     /// one: it opens (its partitions pass the schema check) and finds what the store finds.
     @Test func anArchiveOfPartitionsFindsWhatTheStoreFinds() async throws {
         let now = Date()
-        var configuration = LogStore.Configuration()
-        configuration.maxAge = .seconds(3_600)
-        configuration.sizeLimit = 8_000_000
-        configuration.maxPendingEvents = 20_000
-        configuration.timeSource = LogStore.TimeSource(now: { now }, sleep: { try await Task.sleep(for: $0) })
-        try await withTemporaryStore(configuration: configuration) { store, url in
+        try await withTemporaryStore(configuration: Self.smallPartitions(now: now)) { store, url in
             try await onOwnThread {
                 for i in 0..<6_000 {
                     store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) quince")
