@@ -96,7 +96,7 @@ struct SearchIndexTests {
             for i in 0..<3 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "unindexed \(i) quince") }
             try await store.flush()
             let archiveURL = url.deletingLastPathComponent().appendingPathComponent("partitions.lsarchive")
-            try await store.export(to: archiveURL)
+            _ = try await store.export(to: archiveURL)
             let archive = try await LogStore(archiveURL: archiveURL)
             for search in ["quince", "old", "word3", "unindexed"] {
                 let query = MessageQuery(text: .plain(search), limit: 10_000)

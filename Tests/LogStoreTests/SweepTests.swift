@@ -453,6 +453,8 @@ struct SweepTests {
                 }
             }
             try await store.flush()
+            // The index catches up first: its steps after the sweep would write the WAL again.
+            try await SearchIndexTests.waitUntilIndexed(store)
             let database = url.appendingPathComponent("logs.sqlite")
             let before = try fileSize(database) + fileSize(url.appendingPathComponent("logs.sqlite-wal"))
             let report = try await store.sweep()

@@ -14,6 +14,7 @@ final class Connection {
     /// The file the connection opened (`:memory:` style names included).
     let path: String
     private var statementCache: [String: Statement] = [:]
+    private var recentStatements = RecentStatements()
     /// The database file this connection holds, recorded so that no descriptor of it is opened
     /// outside SQLite meanwhile (``HeldDatabaseFiles``); nil in memory.
     private var heldFile: HeldDatabaseFiles.FileID?
@@ -70,6 +71,7 @@ final class Connection {
         guard !isClosed else { return }
         isClosed = true
         statementCache.removeAll()
+        recentStatements.removeAll()
         assert(liveStatements.count == 0, "closing \(path) with \(liveStatements.count) statement(s) still alive")
         sqlite3_close_v2(handle)
         // With a statement still alive, SQLite keeps the file open (a zombie) until it is
@@ -120,6 +122,16 @@ final class Connection {
     /// Run with ``Statement/run()`` or reset after use, as a cached one.
     func persistentStatement(_ sql: String) throws(DatabaseError) -> Statement {
         try Statement(connection: self, sql: sql, persistent: true)
+    }
+
+    /// A statement of dynamic SQL that the next query of the same shape may run again
+    /// (``RecentStatements``), reset; the caller binds every parameter and resets it when done,
+    /// so it holds no read snapshot while kept.
+    func recentStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = recentStatements.take(sql) { return statement }
+        let statement = try Statement(connection: self, sql: sql, persistent: false)
+        recentStatements.keep(statement, for: sql)
+        return statement
     }
 
     /// A statement used once (dynamic SQL such as queries built from filters).

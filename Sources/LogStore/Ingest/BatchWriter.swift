@@ -62,6 +62,11 @@ final class BatchWriter {
     var reportedDropCount: UInt64 = 0
     /// How many messages the next step of the full-text index covers (``SearchIndex/step(_:)``).
     var searchRowsPerStep = 4_096
+    /// What the idle merges of the full-text index have done (``SearchMerging``).
+    var searchMerges = SearchMerging.Progress()
+    /// When the writer last ran a queued job (a sweep's step, a maintenance job): idle merges
+    /// wait until jobs have been quiet a while (``SearchMerging/quietBeforeMerging``).
+    var lastJobTime: ContinuousClock.Instant?
     /// Collects each transaction's changes for `history` (nil: history is off, and costs nothing).
     /// The blob store records its rows into the same one.
     var history: HistoryRecorder? {

@@ -2,12 +2,17 @@ extension StoreWriter {
     /// Steps of the full-text index when they are due (``SearchIndexRound``), with their
     /// failures reported.
     ///
-    /// - Returns: whether messages remain unindexed after a step (the caller loops again).
+    /// - Returns: whether work remains after a step (the caller loops again).
     func indexSearch(isBusy: Bool) -> Bool {
         guard indexesSearch, !failureLog.isIndexDamaged, tickets.damage == nil else { return false }
         return database.withLock { writer -> Bool in
             do {
-                return try SearchIndexRound.run(writer, isBusy: isBusy) { failureLog.succeeded(.indexStep) }
+                // Merges wait while the store is past its size limit (they write before they
+                // free) and while commits fail (a full disk: they would only fail too).
+                let mayMerge = !sizeCheck.isOverLimit && writer.failedRounds == 0
+                return try SearchIndexRound.run(writer, isBusy: isBusy, mayMerge: mayMerge) {
+                    failureLog.succeeded(.indexStep)
+                }
             } catch {
                 // A damaged index (FTS5's own pages: derived data, the messages may be sound)
                 // stops indexing, not logging; reported once, and searches report it too. Any
@@ -50,6 +55,7 @@ extension StoreWriter {
         let start = ContinuousClock.now
         repeat {
             guard jobs.runUnorderedSteps(writer) else { return }
+            writer.lastJobTime = .now
         } while ContinuousClock.now - start < budget
     }
 
@@ -67,6 +73,7 @@ extension StoreWriter {
             if hadPendingBatch { _ = writePendingEvents(pipelining: false) }
             database.withLock { writer in
                 for job in ordered { _ = job.start(writer) }
+                writer.lastJobTime = .now
             }
         }
         database.withLock { runUnorderedJobs($0) }

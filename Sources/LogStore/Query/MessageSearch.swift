@@ -13,7 +13,8 @@ enum MessageSearch {
             var matches: [Int64: [Range<String.Index>]] = [:]
             let offset = query.cursor?.rankOffset ?? 0
             func read(_ sql: (sql: String, arguments: [DatabaseValue])) throws {
-                let statement = try connection.prepare(sql.sql)
+                let statement = try connection.recentStatement(sql.sql)
+                defer { statement.reset() }
                 try statement.bind(sql.arguments)
                 while messages.count < wanted, try statement.step() {
                     let message = reader.message(statement)
@@ -46,7 +47,8 @@ enum MessageSearch {
                 var indexedTotal = 0
                 for part in parts.indexed {
                     let sql = search.indexedSQL(base, table: part.table, ids: part.ids, order: .rank, limit: offset + wanted)
-                    let statement = try connection.prepare(sql.sql)
+                    let statement = try connection.recentStatement(sql.sql)
+                    defer { statement.reset() }
                     try statement.bind(sql.arguments)
                     while try statement.step() {
                         let message = reader.message(statement)

@@ -96,11 +96,11 @@ struct MessageSearchSQL {
     ) -> (sql: String, arguments: [DatabaseValue]) {
         let sql = "SELECT \(columns(table: table))\(order == .rank ? ", \(table).rank" : "") FROM \(table) CROSS JOIN messages"
             + " ON messages.id = \(table).rowid WHERE \(table) MATCH ?"
-            + " AND \(table).rowid BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
+            + " AND \(table).rowid BETWEEN ? AND ?"
             + base.conditions.map { " AND " + $0 }.joined()
             + Self.orderClause(order, rowid: "\(table).rowid")
-            + (limit.map { " LIMIT \($0) OFFSET \(offset)" } ?? "")
-        return (sql, [.text(indexMatch)] + base.conditionArguments)
+            + Self.limitClause(limit)
+        return (sql, Self.arguments(match: indexMatch, ids: ids, base, limit: limit, offset: offset))
     }
 
     /// The unindexed part: messages with ids in `ids` (past the index) that match.
@@ -111,17 +111,34 @@ struct MessageSearchSQL {
         if let unindexedMatch {
             let sql = "SELECT \(columns(table: table)) FROM temp.\(table) CROSS JOIN messages"
                 + " ON messages.id = \(table).rowid WHERE \(table) MATCH ?"
-                + " AND \(table).rowid BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
+                + " AND \(table).rowid BETWEEN ? AND ?"
                 + base.conditions.map { " AND " + $0 }.joined()
                 + Self.orderClause(order, rowid: "\(table).rowid")
-                + (limit.map { " LIMIT \($0) OFFSET \(offset)" } ?? "")
-            return (sql, [.text(unindexedMatch)] + base.conditionArguments)
+                + Self.limitClause(limit)
+            return (sql, Self.arguments(match: unindexedMatch, ids: ids, base, limit: limit, offset: offset))
         }
-        let sql = "SELECT \(columns(table: "")) FROM messages WHERE messages.id BETWEEN \(ids.lowerBound) AND \(ids.upperBound)"
+        let sql = "SELECT \(columns(table: "")) FROM messages WHERE messages.id BETWEEN ? AND ?"
             + base.conditions.map { " AND " + $0 }.joined()
             + Self.orderClause(order == .rank ? .newestFirst : order, rowid: "messages.id")
-            + (limit.map { " LIMIT \($0) OFFSET \(offset)" } ?? "")
-        return (sql, base.conditionArguments)
+            + Self.limitClause(limit)
+        return (sql, Self.arguments(match: nil, ids: ids, base, limit: limit, offset: offset))
+    }
+
+    /// `LIMIT ? OFFSET ?` when there is a limit. Bounds, limits and offsets are parameters, not
+    /// text, so queries of one shape share one prepared statement (``Connection/recentStatement(_:)``).
+    private static func limitClause(_ limit: Int?) -> String {
+        limit == nil ? "" : " LIMIT ? OFFSET ?"
+    }
+
+    /// The arguments of a part, in the order of its parameters: the match, the id bounds, the
+    /// base query's conditions, the limit and offset.
+    private static func arguments(
+        match: String?, ids: ClosedRange<Int64>, _ base: MessageQuerySQL, limit: Int?, offset: Int
+    ) -> [DatabaseValue] {
+        (match.map { [DatabaseValue.text($0)] } ?? [])
+            + [.integer(ids.lowerBound), .integer(ids.upperBound)]
+            + base.conditionArguments
+            + (limit.map { [.integer(Int64($0)), .integer(Int64(offset))] } ?? [])
     }
 
     private static func orderClause(_ order: Order, rowid: String) -> String {

@@ -38,6 +38,14 @@ enum Files {
         }
     }
 
+    /// The bytes an unprivileged process may still write on the volume holding `path`
+    /// (`statvfs`'s available blocks); `nil` when the volume cannot be asked.
+    static func availableBytes(onVolumeOf path: String) -> Int64? {
+        var volume = statvfs()
+        guard statvfs(path, &volume) == 0 else { return nil }
+        return Int64(volume.f_bavail) * Int64(volume.f_frsize)
+    }
+
     /// Creates `url` as an empty file with mode 0600 unless something has the name, so SQLite
     /// (and its WAL and shared memory files, which copy the database file's mode) never create
     /// it world-readable.

@@ -79,6 +79,14 @@ enum SearchPartitions {
         """
     }
 
+    /// Merges about `pages` pages of `table`'s segments (FTS5's `merge` command, its count as
+    /// the argument): a positive count merges only levels that hold `usermerge` segments (4);
+    /// a negative one merges whatever there is, toward a single segment, as `optimize` would,
+    /// but in bounded steps.
+    static func mergeSQL(_ table: String) -> String {
+        "INSERT INTO \(table) (\(table), rank) VALUES ('merge', ?)"
+    }
+
     /// Drops a partition's table (its shadow tables go with it).
     static func dropSQL(_ table: String) -> String { "DROP TABLE \(table)" }
 

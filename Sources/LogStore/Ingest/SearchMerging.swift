@@ -1,0 +1,85 @@
+/// The writer's idle merges of the full-text index's segments (FTS5's `merge` command), in
+/// bounded steps.
+///
+/// Why: FTS5 appends every indexing step as a new segment and merges only when a level holds
+/// `automerge` (12) of them, so a partition filled in 16k-row steps is read as a dozen or more
+/// segments by every search, and a phrase query walks each one's position lists. Merging a
+/// sealed partition down to one segment, once, made phrase searches ~1.7× faster on a 200k
+/// store (the benchmark method article). The merges run only when nothing else waits: a merge
+/// inside a sweep's steps made sweeping 2–8× slower, and a merge writes its new segment before
+/// freeing the old ones, so it also waits for room on the volume and under the size limit.
+enum SearchMerging {
+    /// What the merges have done, kept by the writer between steps.
+    struct Progress: Sendable {
+        /// Sealed partitions merged as far as they go (or given up on after
+        /// ``maximumStepsPerPartition``).
+        var mergedPartitions: Set<Int64> = []
+        /// Steps spent on each sealed partition not yet merged.
+        var steps: [Int64: Int] = [:]
+        /// The reach of the open partition when a merge of it last found nothing to do.
+        var openPartitionMergedThrough: Int64?
+    }
+
+    /// Pages of segments one step merges: ~20–60 ms of the writer's time.
+    static let pagesPerStep: Int64 = 400
+    /// The most steps spent on one sealed partition (a large one of a large store): its
+    /// remaining segments are then left as they are.
+    static let maximumStepsPerPartition = 400
+    /// How long queued jobs must have been quiet before a merge runs.
+    static let quietBeforeMerging: Duration = .seconds(1)
+    /// The free space the volume must have for a merge to run (it writes before it frees).
+    static let roomNeeded: Int64 = 64 << 20
+
+    /// Whether the writer may merge now: no job ran for ``quietBeforeMerging``.
+    static func isQuiet(_ writer: BatchWriter) -> Bool {
+        guard let last = writer.lastJobTime else { return true }
+        return ContinuousClock.now - last >= quietBeforeMerging
+    }
+
+    /// Runs one merge step, in one transaction: of the oldest sealed partition not yet merged
+    /// (toward one segment), or else of the open one (its full levels only).
+    ///
+    /// - Returns: whether it merged anything (the writer may call it again at once).
+    static func step(_ writer: BatchWriter) throws -> Bool {
+        let connection = writer.connection
+        guard try SearchIndex.hasPartitions(connection), hasRoom(connection) else { return false }
+        return try writer.transaction {
+            let partitions = try SearchPartitions.list(connection)
+            if let sealed = partitions.first(where: { !$0.isOpen && !writer.searchMerges.mergedPartitions.contains($0.number) }) {
+                let changed = try merge(sealed, pages: -pagesPerStep, connection)
+                let steps = writer.searchMerges.steps[sealed.number, default: 0] + 1
+                if !changed || steps >= maximumStepsPerPartition {
+                    writer.searchMerges.mergedPartitions.insert(sealed.number)
+                    writer.searchMerges.steps[sealed.number] = nil
+                } else {
+                    writer.searchMerges.steps[sealed.number] = steps
+                }
+                return true
+            }
+            guard let open = partitions.last, open.isOpen, open.indexedRows > 0,
+                writer.searchMerges.openPartitionMergedThrough != open.lastID
+            else { return false }
+            if try !merge(open, pages: pagesPerStep, connection) {
+                writer.searchMerges.openPartitionMergedThrough = open.lastID
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Runs one `merge` command on `partition`; whether it changed anything (FTS5 writes at
+    /// least a structure record and a segment when it merges, and nothing when it has nothing
+    /// to merge).
+    private static func merge(_ partition: SearchPartitions.Partition, pages: Int64, _ connection: Connection) throws -> Bool {
+        let before = connection.totalChanges
+        try connection.run(SearchPartitions.mergeSQL(partition.table), [.integer(pages)])
+        return connection.totalChanges - before >= 2
+    }
+
+    /// Whether the volume of the database has ``roomNeeded`` free (when it cannot be asked,
+    /// the merge is tried: a full disk fails it, and the writer's failure log says so).
+    private static func hasRoom(_ connection: Connection) -> Bool {
+        guard let available = Files.availableBytes(onVolumeOf: connection.path) else { return true }
+        return available >= roomNeeded
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+@testable import LogStore
+import Testing
+
+/// The writer's idle merges of the full-text index (``SearchMerging``): once logging pauses,
+/// every sealed partition becomes one segment, and searches find exactly what they found before.
+@Suite("Search merging")
+struct SearchMergingTests {
+    /// How many segments each partition's table is made of, oldest partition first (FTS5's
+    /// `_idx` table has a row per leaf page of each segment, so its distinct `segid`s).
+    static func segments(_ url: URL) throws -> [(table: String, isOpen: Bool, segments: Int64)] {
+        let connection = try Connection(path: StoreFiles.databaseURL(in: url).path, mode: .readOnly)
+        defer { connection.close() }
+        return try SearchPartitions.list(connection).map { partition in
+            let count = try connection.integer("SELECT count(DISTINCT segid) FROM \(partition.table)_idx") ?? 0
+            return (partition.table, partition.isOpen, count)
+        }
+    }
+
+    static func snapshot(_ store: LogStore) async throws -> [String: [Int64]] {
+        var found: [String: [Int64]] = [:]
+        for word in ["plum", "word3", "\"plum 42\"", "nothing"] {
+            let query = MessageQuery(text: word.hasPrefix("\"") ? .fts5(word) : .plain(word), order: .oldestFirst, limit: 20_000)
+            found[word] = try await store.messages(query).messages.map(\.id)
+        }
+        return found
+    }
+
+    /// Messages indexed in many small steps (a flush between each few hundred) leave each
+    /// partition made of many segments; a second after logging pauses, the sealed ones are one
+    /// segment each, and every search finds the same messages as before.
+    @Test func sealedPartitionsBecomeOneSegmentOnceLoggingPauses() async throws {
+        let now = Date()
+        try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, url in
+            for batch in 0..<24 {
+                for i in 0..<400 {
+                    let n = batch * 400 + i
+                    store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(n % 100) word\(n % 7)")
+                }
+                try await store.flush()
+                try await SearchIndexTests.waitUntilIndexed(store)
+            }
+            let before = try Self.segments(url)
+            #expect(before.filter { !$0.isOpen }.count >= 2, "\(before.map(\.table))")
+            #expect(before.contains { !$0.isOpen && $0.segments > 1 }, "\(before.map(\.segments))")
+            let found = try await Self.snapshot(store)
+            #expect(found["plum"]?.count == 9_600)
+            #expect(found["\"plum 42\""]?.count == 96)
+            try await withinTimeLimit(seconds: 30) {
+                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(try await Self.snapshot(store) == found)
+        }
+    }
+
+    /// Searches of one shape reuse their prepared statements: they stay right while partitions
+    /// are merged and after the partitions they read are dropped by a sweep.
+    @Test func repeatedSearchesStayRightAcrossMergesAndDrops() async throws {
+        let now = Date()
+        try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, _ in
+            try await onOwnThread {
+                for i in 0..<9_000 {
+                    store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) plum")
+                }
+            }
+            for i in 0..<5 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "new \(i) plum") }
+            try await store.flush()
+            try await SearchIndexTests.waitUntilIndexed(store)
+            let query = MessageQuery(text: .plain("plum"), limit: 10)
+            for _ in 0..<3 { #expect(try await store.messages(query).messages.count == 10) }
+            #expect(try await store.count(query) == 9_005)
+            _ = try await store.sweep()
+            for _ in 0..<3 {
+                #expect(try await store.messages(query).messages.map(\.text) == (0..<5).reversed().map { "new \($0) plum" })
+            }
+            #expect(try await store.count(query) == 5)
+        }
+    }
+}
