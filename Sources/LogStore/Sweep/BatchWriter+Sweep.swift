@@ -129,46 +129,42 @@ extension BatchWriter {
             arguments[1] = .integer(end)
 
             var removed = Removed()
-            let taskIDs = try connection.integers(
-                "SELECT task_id FROM messages WHERE \(condition) AND task_id IS NOT NULL", arguments)
-            removed += try deleteTasks(rowIDs: taskIDs, withTheirMessages: false)
             try recordIDFloor(IDFloors.recordMessagesSQL)
             if purging {
                 try SearchIndex.purge(
                     ids: connection.integers("SELECT id FROM messages WHERE \(condition)", arguments), on: connection)
             }
-
-            let counts = try connection.prepare("""
-                SELECT session_id, label_id, level, count(*) FROM messages
-                WHERE \(condition) AND task_id IS NULL GROUP BY session_id, label_id, level
+            // One pass over the rows: the delete itself returns what the counts, the tasks the
+            // technical messages describe, and history need (a read of the chunk before it
+            // for each cost as much again).
+            let fields = history?.tombstoneFields[.message]
+            let deleted = try connection.prepare("""
+                DELETE FROM messages WHERE \(condition)
+                RETURNING id\(fields?.returningSQL ?? ""), session_id, label_id, level, task_id
                 """)
-            try counts.bind(arguments)
-            while try counts.step() {
-                let count = counts.int64(at: 3)
+            try deleted.bind(arguments)
+            let grouping = Int32(1 + (fields?.names.count ?? 0))
+            var counts: [MessageCounts.Group: Int64] = [:]
+            var taskIDs: Set<Int64> = []
+            while try deleted.step() {
+                history?.recordDeletion(.message, of: deleted, keeping: fields)
+                removed.rows += 1
+                if deleted.isNull(at: grouping + 3) {
+                    let group = MessageCounts.Group(
+                        session: deleted.int64(at: grouping), labelID: deleted.int64(at: grouping + 1),
+                        level: deleted.int64(at: grouping + 2))
+                    counts[group, default: 0] += 1
+                } else {
+                    taskIDs.insert(deleted.int64(at: grouping + 3))
+                }
+            }
+            for (group, count) in counts {
                 removed.messages += Int(count)
-                try MessageCounts.subtract(
-                    count, session: counts.int64(at: 0), labelID: counts.int64(at: 1), level: counts.int64(at: 2),
-                    on: connection)
+                try MessageCounts.subtract(count, session: group.session, labelID: group.labelID, level: group.level, on: connection)
             }
             try MessageCounts.deleteEmpty(on: connection)
-            if let history {
-                // Which rows went, exactly (the condition may skip some of the range): one step
-                // per row, paid only with history on.
-                let fields = history.tombstoneFields[.message]
-                let deleted = try connection.prepare(
-                    "DELETE FROM messages WHERE \(condition) RETURNING id\(fields?.returningSQL ?? "")")
-                try deleted.bind(arguments)
-                var count = 0
-                while try deleted.step() {
-                    history.recordDeletion(.message, of: deleted, keeping: fields)
-                    count += 1
-                }
-                removed.rows += count
-                if rule == .countGaps { try countGaps(history) }
-            } else {
-                try connection.run("DELETE FROM messages WHERE \(condition)", arguments)
-                removed.rows += Int(connection.changes)
-            }
+            removed += try deleteTasks(rowIDs: taskIDs.sorted(), withTheirMessages: false)
+            if let history, rule == .countGaps { try countGaps(history) }
             try MessageBlocks.deleteEmpty(from: firstID, through: end, on: connection)
             return (removed, chunkEnd.flatMap { $0 < lastID ? $0 + 1 : nil })
         }

@@ -3,6 +3,13 @@
 /// writer adds each batch's counts, the sweep takes away what it deletes, and a filtered copy
 /// counts its rows anew: every statement that writes the table is here.
 enum MessageCounts {
+    /// What one count is kept per: a session, a label and a level.
+    struct Group: Hashable {
+        var session: Int64
+        var labelID: Int64
+        var level: Int64
+    }
+
     /// All messages counted, technical ones left out.
     static let totalSQL = "SELECT coalesce(sum(count), 0) FROM message_counts"
 
