@@ -18,6 +18,10 @@ enum SearchMerging {
         var steps: [Int64: Int] = [:]
         /// The reach of the open partition when a merge of it last found nothing to do.
         var openPartitionMergedThrough: Int64?
+        /// When the writer last committed logged events.
+        var lastLoggedRound: ContinuousClock.Instant?
+        /// When the last merge step ended, and how long it took.
+        var lastStep: (end: ContinuousClock.Instant, took: Duration)?
     }
 
     /// Pages of segments one step merges: ~20–60 ms of the writer's time.
@@ -30,10 +34,22 @@ enum SearchMerging {
     /// The free space the volume must have for a merge to run (it writes before it frees).
     static let roomNeeded: Int64 = 64 << 20
 
-    /// Whether the writer may merge now: no job ran for ``quietBeforeMerging``.
+    /// While logging goes on, merges take at most this share of the writer's time: a step,
+    /// then a pause of its length times `1 / share - 1`.
+    static let shareWhileLogging = 0.05
+
+    /// Whether the writer may merge now: no job ran, and the store did not open, within the last
+    /// ``quietBeforeMerging``; and if events were committed within it, the last step was
+    /// long enough ago to hold merges to ``shareWhileLogging`` of the writer's time (merging
+    /// between the batches of a busy writer slowed logging, and a sweep that began meanwhile).
     static func isQuiet(_ writer: BatchWriter) -> Bool {
-        guard let last = writer.lastJobTime else { return true }
-        return ContinuousClock.now - last >= quietBeforeMerging
+        let now = ContinuousClock.now
+        guard now - writer.lastJobTime >= quietBeforeMerging else { return false }
+        let progress = writer.searchMerges
+        guard let logged = progress.lastLoggedRound, now - logged < quietBeforeMerging,
+            let last = progress.lastStep
+        else { return true }
+        return now - last.end >= last.took * (1 / shareWhileLogging - 1)
     }
 
     /// Runs one merge step, in one transaction: of the oldest sealed partition not yet merged
@@ -43,6 +59,8 @@ enum SearchMerging {
     static func step(_ writer: BatchWriter) throws -> Bool {
         let connection = writer.connection
         guard try SearchIndex.hasPartitions(connection), hasRoom(connection) else { return false }
+        let start = ContinuousClock.now
+        defer { writer.searchMerges.lastStep = (.now, ContinuousClock.now - start) }
         return try writer.transaction {
             let partitions = try SearchPartitions.list(connection)
             if let sealed = partitions.first(where: { !$0.isOpen && !writer.searchMerges.mergedPartitions.contains($0.number) }) {

@@ -86,6 +86,7 @@ extension StoreWriter {
                 if start < events.count { runUnorderedJobs(writer) }
             } while start < events.count
             writer.recordRound(failed: false)
+            writer.searchMerges.lastLoggedRound = .now
             reportRejected(rejected)
             // Still held in memory until the background frees them, then room for more.
             buffer.retire(batch.taken)
