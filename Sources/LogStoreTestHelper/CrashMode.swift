@@ -6,6 +6,9 @@
 //     LogStoreTestHelper crash-sync <store> <count> <flush-every>     a `.synchronous` store, no flush()
 //     LogStoreTestHelper crash-partitions <store> <count> <flush-every>  + blocks of old messages, each
 //                                        a whole partition of the search index, swept (dropped) in a loop
+//     LogStoreTestHelper crash-merges <store> <count> <flush-every>  small flushes leave the search
+//                                        index's partitions in many segments; then logging pauses and the
+//                                        writer merges them (SearchMerging) until the kill
 //
 // It writes to stdout, one line each: `ack <i>` once a flush() that followed message `crash <i>`
 // returned (every message up to it is committed) — in `crash-sync`, once the logging call of
@@ -20,7 +23,7 @@ func runCrashMode(arguments: [String]) async -> Never {
           arguments[1] != "crash-export" || arguments.count == 6
     else {
         FileHandle.standardError.write(Data(
-            "usage: LogStoreTestHelper crash-log|crash-sweep|crash-sync|crash-partitions <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
+            "usage: LogStoreTestHelper crash-log|crash-sweep|crash-sync|crash-partitions|crash-merges <store> <count> <flush-every> | crash-export <store> <count> <flush-every> <directory>\n".utf8))
         exit(64)
     }
     // The test suite shares two cores: this load runs behind the tests themselves (as chromium does).
@@ -30,7 +33,7 @@ func runCrashMode(arguments: [String]) async -> Never {
         let options: LogStore.Options = mode == "crash-sync" ? [.create, .synchronous] : [.create]
         var configuration = LogStore.Configuration()
         // Small: the search index's partitions hold their fewest messages (4,096).
-        if mode == "crash-partitions" { configuration.sizeLimit = 8_000_000 }
+        if mode == "crash-partitions" || mode == "crash-merges" { configuration.sizeLimit = 8_000_000 }
         let store = try await LogStore(
             storeURL: URL(fileURLWithPath: arguments[2]), options: options, configuration: configuration)
         switch mode {
@@ -46,6 +49,8 @@ func runCrashMode(arguments: [String]) async -> Never {
             await logSynchronouslyUntilKilled(store, count: count)
         } else if mode == "crash-partitions" {
             try await logOldBlocksUntilKilled(store, count: count, flushEvery: flushEvery)
+        } else if mode == "crash-merges" {
+            try await logThenPauseUntilKilled(store, count: min(count, 16_384), flushEvery: flushEvery)
         } else {
             try await logUntilKilled(store, count: count, flushEvery: flushEvery, withOldData: mode == "crash-sweep")
         }
@@ -96,6 +101,21 @@ private func logOldBlocksUntilKilled(_ store: LogStore, count: Int, flushEvery: 
             say("ack \(index)")
         }
     }
+}
+
+/// `crash-merges`: `count` messages in small flushes, each indexing step a segment of its own,
+/// then no more logging: a second after the last event the writer merges the partitions' segments
+/// back to back, and the kill (after the one acknowledgement, said once every message is committed
+/// and the writer has been quiet for that second) lands among those merges.
+private func logThenPauseUntilKilled(_ store: LogStore, count: Int, flushEvery: Int) async throws {
+    for index in 0..<count {
+        store.storeMessage(label: "crash", level: .info, message: "crash \(index)")
+        if index % flushEvery == flushEvery - 1 { try await store.flush() }
+    }
+    try await store.flush()
+    try await Task.sleep(for: .milliseconds(1_100))
+    say("ack \(count - 1)")
+    while true { try await Task.sleep(for: .seconds(1)) }
 }
 
 /// A task with bodies: random bytes in base64 barely compress, so the 6 KB request body stays

@@ -38,6 +38,12 @@ struct CrashConsistencyTests {
         try await runTrials(mode: "crash-partitions", count: max(1, Self.trials / 4))
     }
 
+    /// The writer's idle merges of the index's segments (FTS5 `merge`, one transaction a step):
+    /// a kill among them leaves searches that find exactly the rows there are.
+    @Test func killedWhileMergingTheIndexKeepsSearchesExact() async throws {
+        try await runTrials(mode: "crash-merges", count: max(1, Self.trials / 4))
+    }
+
     @Test func killedDuringAnExportLeavesNoHalfArchive() async throws {
         try await runTrials(mode: "crash-export", count: max(1, Self.trials / 4))
     }
@@ -83,7 +89,7 @@ struct CrashConsistencyTests {
 
         try await checkKilledStore(at: store, lastAcknowledged: last, context)
         if mode == "crash-export" { try await checkExports(in: exports, of: store, context) }
-        if mode == "crash-partitions" { try await checkSearches(at: store, context) }
+        if mode == "crash-partitions" || mode == "crash-merges" { try await checkSearches(at: store, context) }
         return (inProgress, last + 1)
     }
 
