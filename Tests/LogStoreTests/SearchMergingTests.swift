@@ -55,6 +55,35 @@ struct SearchMergingTests {
         }
     }
 
+    /// Two processes log into one store at once, each writer indexing and merging between its
+    /// own commits: once both pause, every sealed partition is one segment, searches find each
+    /// process's messages exactly once, and the database is sound.
+    @Test func twoProcessesLoggingAndMergingLeaveOneSegmentPerPartition() async throws {
+        let helper = testHelperExecutable
+        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
+        let now = Date()
+        try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, url in
+            async let child = ManyWritersTests.run(helper, ["writers", url.path, "10000", "other"], seconds: 60)
+            for batch in 0..<20 {
+                for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(batch * 400 + i)") }
+                try await store.flush()
+            }
+            let report = try await child
+            #expect(report.status == 0, "\(report.output)")
+            try await SearchIndexTests.waitUntilIndexed(store)
+            try await withinTimeLimit(seconds: 30) {
+                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(try Self.segments(url).filter { !$0.isOpen }.count >= 2)
+            #expect(try await store.count(MessageQuery(text: .plain("plum"))) == 8_000)
+            #expect(try await store.count(MessageQuery(text: .plain("other"))) == 10_000)
+            let check = try await store.read { db in try db.scalar("PRAGMA integrity_check")?.text }
+            #expect(check == "ok")
+        }
+    }
+
     /// Searches of one shape reuse their prepared statements: they stay right while partitions
     /// are merged and after the partitions they read are dropped by a sweep.
     @Test func repeatedSearchesStayRightAcrossMergesAndDrops() async throws {
