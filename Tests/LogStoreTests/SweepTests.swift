@@ -443,6 +443,11 @@ struct SweepTests {
         var configuration = SweepTests.lossless()
         configuration.maxAge = .seconds(86_400)
         configuration.timeSource = Self.stoppedClock(at: Self.now)
+        // Partitions of the search index of 4,096 messages (a sixteenth of 64 MB, far above the
+        // 37 MB logged): the swept messages' partitions are dropped whole. With the default
+        // 256 MB all 30,000 share one, whose words (a unique 300-letter one per message) stay
+        // until it is dropped in turn.
+        configuration.sizeLimit = 64_000_000
         try await withTemporaryStore(configuration: configuration) { store, url in
             let padding = String(repeating: "y", count: 300)
             try await onOwnThread {

@@ -11,7 +11,9 @@ struct RecentStatements {
     /// SQL texts, least recently used first.
     private var order: [String] = []
 
-    /// The kept statement of `sql`, reset, or `nil`.
+    /// The kept statement of `sql`, reset, or `nil`. One caller at a time: a caller resets the
+    /// statement when done with it, before anything asks for the same SQL again (a search reads
+    /// its parts one after the other, each part's SQL naming its own partition).
     mutating func take(_ sql: String) -> Statement? {
         guard let statement = statements[sql] else { return nil }
         if let index = order.firstIndex(of: sql) { order.remove(at: index) }

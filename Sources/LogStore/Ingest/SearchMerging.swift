@@ -9,19 +9,23 @@
 /// inside a sweep's steps made sweeping 2–8× slower, and a merge writes its new segment before
 /// freeing the old ones, so it also waits for room on the volume and under the size limit.
 enum SearchMerging {
-    /// What the merges have done, kept by the writer between steps.
+    /// What the merges have done, kept by the writer between steps. Partitions are known by
+    /// their first id: ids are never given out twice, while a partition's number is again after
+    /// every partition was dropped.
     struct Progress: Sendable {
         /// Sealed partitions merged as far as they go (or given up on after
         /// ``maximumStepsPerPartition``).
         var mergedPartitions: Set<Int64> = []
         /// Steps spent on each sealed partition not yet merged.
         var steps: [Int64: Int] = [:]
-        /// The reach of the open partition when a merge of it last found nothing to do.
-        var openPartitionMergedThrough: Int64?
+        /// The open partition's first id and reach when a merge of it last found nothing to do.
+        var openPartitionMerged: (firstID: Int64, through: Int64)?
         /// When the writer last committed logged events.
         var lastLoggedRound: ContinuousClock.Instant?
         /// When the last merge step ended, and how long it took.
         var lastStep: (end: ContinuousClock.Instant, took: Duration)?
+        /// When a merge step last failed (another process holding the write lock, a full disk).
+        var lastFailure: ContinuousClock.Instant?
     }
 
     /// Pages of segments one step merges: ~20–60 ms of the writer's time.
@@ -31,6 +35,9 @@ enum SearchMerging {
     static let maximumStepsPerPartition = 400
     /// How long queued jobs must have been quiet before a merge runs.
     static let quietBeforeMerging: Duration = .seconds(1)
+    /// How long merges wait after one failed, so a busy database or a full disk does not have
+    /// the idle writer retry at every wake-up.
+    static let pauseAfterFailure: Duration = .seconds(10)
     /// The free space the volume must have for a merge to run (it writes before it frees).
     static let roomNeeded: Int64 = 64 << 20
 
@@ -39,55 +46,92 @@ enum SearchMerging {
     static let shareWhileLogging = 0.05
 
     /// Whether the writer may merge now: no job ran, and the store did not open, within the last
-    /// ``quietBeforeMerging``; and if events were committed within it, the last step was
-    /// long enough ago to hold merges to ``shareWhileLogging`` of the writer's time (merging
-    /// between the batches of a busy writer slowed logging, and a sweep that began meanwhile).
+    /// ``quietBeforeMerging``, no step failed within ``pauseAfterFailure``; and if events were
+    /// committed within the last ``quietBeforeMerging``, the last step was long enough ago to
+    /// hold merges to ``shareWhileLogging`` of the writer's time (merging between the batches
+    /// of a busy writer slowed logging, and a sweep that began meanwhile).
     static func isQuiet(_ writer: BatchWriter) -> Bool {
         let now = ContinuousClock.now
         guard now - writer.lastJobTime >= quietBeforeMerging else { return false }
         let progress = writer.searchMerges
+        if let failed = progress.lastFailure, now - failed < pauseAfterFailure { return false }
         guard let logged = progress.lastLoggedRound, now - logged < quietBeforeMerging,
             let last = progress.lastStep
         else { return true }
         return now - last.end >= last.took * (1 / shareWhileLogging - 1)
     }
 
+    /// What a step would merge.
+    private enum Candidate {
+        /// A sealed partition, toward one segment.
+        case sealed(SearchPartitions.Partition)
+        /// The open partition's full levels.
+        case open(SearchPartitions.Partition)
+    }
+
     /// Runs one merge step, in one transaction: of the oldest sealed partition not yet merged
-    /// (toward one segment), or else of the open one (its full levels only).
+    /// (toward one segment), or else of the open one (its full levels only). Decided on a read
+    /// first, so a store with nothing to merge writes nothing (a transaction of the writer's
+    /// counts a commit, and readers and other processes would see it).
     ///
     /// - Returns: whether it merged anything (the writer may call it again at once).
     static func step(_ writer: BatchWriter) throws -> Bool {
         let connection = writer.connection
         guard try SearchIndex.hasPartitions(connection), hasRoom(connection) else { return false }
+        let partitions = try SearchPartitions.list(connection)
+        let listed = Set(partitions.map(\.firstID))
+        writer.searchMerges.mergedPartitions.formIntersection(listed)
+        writer.searchMerges.steps = writer.searchMerges.steps.filter { listed.contains($0.key) }
+        guard let candidate = candidate(partitions, writer.searchMerges) else { return false }
         let start = ContinuousClock.now
         defer { writer.searchMerges.lastStep = (.now, ContinuousClock.now - start) }
-        return try writer.transaction {
-            let partitions = try SearchPartitions.list(connection)
-            if let sealed = partitions.first(where: { !$0.isOpen && !writer.searchMerges.mergedPartitions.contains($0.number) }) {
-                let changed = try merge(sealed, pages: -pagesPerStep, connection)
-                let steps = writer.searchMerges.steps[sealed.number, default: 0] + 1
-                if !changed || steps >= maximumStepsPerPartition {
-                    writer.searchMerges.mergedPartitions.insert(sealed.number)
-                    writer.searchMerges.steps[sealed.number] = nil
-                } else {
-                    writer.searchMerges.steps[sealed.number] = steps
+        do {
+            return try writer.transaction {
+                // Read again in the transaction: another process may have dropped or sealed it.
+                let partitions = try SearchPartitions.list(connection)
+                switch candidate {
+                case .sealed(let sealed):
+                    guard partitions.contains(where: { $0.firstID == sealed.firstID && !$0.isOpen }) else { return false }
+                    let changed = try merge(sealed, pages: -pagesPerStep, connection)
+                    let steps = writer.searchMerges.steps[sealed.firstID, default: 0] + 1
+                    if !changed || steps >= maximumStepsPerPartition {
+                        writer.searchMerges.mergedPartitions.insert(sealed.firstID)
+                        writer.searchMerges.steps[sealed.firstID] = nil
+                    } else {
+                        writer.searchMerges.steps[sealed.firstID] = steps
+                    }
+                    return true
+                case .open(let open):
+                    guard let current = partitions.last, current.isOpen, current.firstID == open.firstID else { return false }
+                    if try !merge(current, pages: pagesPerStep, connection) {
+                        writer.searchMerges.openPartitionMerged = (current.firstID, current.lastID)
+                        return false
+                    }
+                    return true
                 }
-                return true
             }
-            guard let open = partitions.last, open.isOpen, open.indexedRows > 0,
-                writer.searchMerges.openPartitionMergedThrough != open.lastID
-            else { return false }
-            if try !merge(open, pages: pagesPerStep, connection) {
-                writer.searchMerges.openPartitionMergedThrough = open.lastID
-                return false
-            }
-            return true
+        } catch {
+            writer.searchMerges.lastFailure = .now
+            throw error
         }
     }
 
-    /// Runs one `merge` command on `partition`; whether it changed anything (FTS5 writes at
-    /// least a structure record and a segment when it merges, and nothing when it has nothing
-    /// to merge).
+    /// The partition the next step merges, if any.
+    private static func candidate(_ partitions: [SearchPartitions.Partition], _ progress: Progress) -> Candidate? {
+        if let sealed = partitions.first(where: { !$0.isOpen && !progress.mergedPartitions.contains($0.firstID) }) {
+            return .sealed(sealed)
+        }
+        guard let open = partitions.last, open.isOpen, open.indexedRows > 0 else { return nil }
+        if let merged = progress.openPartitionMerged, merged.firstID == open.firstID, merged.through == open.lastID {
+            return nil
+        }
+        return .open(open)
+    }
+
+    /// Runs one `merge` command on `partition`; whether it merged anything. The command's own
+    /// row counts one change; when FTS5 merges, its writes to the partition's shadow tables
+    /// (the new segment's pages, the structure record) count more, and when there is nothing
+    /// to merge it writes none.
     private static func merge(_ partition: SearchPartitions.Partition, pages: Int64, _ connection: Connection) throws -> Bool {
         let before = connection.totalChanges
         try connection.run(SearchPartitions.mergeSQL(partition.table), [.integer(pages)])

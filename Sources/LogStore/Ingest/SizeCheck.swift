@@ -8,6 +8,9 @@ final class SizeCheck: Sendable {
     /// Whether the last check found the store past that size: sweep steps then get more of the
     /// writer's time than logged events.
     private let overLimit = Atomic<Bool>(false)
+    /// How far below the size at which it is swept the last check found the store (`.max`
+    /// before a check, or without a watch).
+    private let headroom = Atomic<Int64>(.max)
 
     init(timer: StoreTimer) {
         self.timer = timer
@@ -20,6 +23,9 @@ final class SizeCheck: Sendable {
 
     /// Whether the last check found the store past its limit.
     var isOverLimit: Bool { overLimit.load(ordering: .relaxed) }
+
+    /// Bytes the store may still grow by before it is swept, as of the last check.
+    var bytesBelowLimit: Int64 { headroom.load(ordering: .relaxed) }
 
     /// Measures the store when a check is due, and calls the watcher when it is past its limit.
     ///
@@ -35,6 +41,7 @@ final class SizeCheck: Sendable {
         guard let due else { return false }
         let size = try due.storeSize(writer)
         overLimit.store(size > due.limit, ordering: .relaxed)
+        headroom.store(due.limit - size, ordering: .relaxed)
         if size > due.limit { due.onOverLimit() }
         return true
     }

@@ -7,9 +7,11 @@ extension StoreWriter {
         guard indexesSearch, !failureLog.isIndexDamaged, tickets.damage == nil else { return false }
         return database.withLock { writer -> Bool in
             do {
-                // Merges wait while the store is past its size limit (they write before they
-                // free) and while commits fail (a full disk: they would only fail too).
-                let mayMerge = !sizeCheck.isOverLimit && writer.failedRounds == 0
+                // Merges wait while commits fail (a full disk: they would only fail too) and
+                // while the store is within a partition's share of the size at which it is swept:
+                // a merge keeps its input segments until it is done, and the extra pages must not
+                // set off a size sweep that deletes messages.
+                let mayMerge = writer.failedRounds == 0 && sizeCheck.bytesBelowLimit >= writer.searchPartitionBytes
                 return try SearchIndexRound.run(writer, isBusy: isBusy, mayMerge: mayMerge) {
                     failureLog.succeeded(.indexStep)
                 }

@@ -24,8 +24,9 @@ final class Sweeper: Sendable {
     static let messagesPerStep = StepSize(rows: 5_000, range: 500...200_000)
     static let tasksPerStep = StepSize(rows: 200, range: 20...20_000)
     static let vacuumPagesPerStep = StepSize(rows: 1_024, range: 128...65_536)
-    /// Pages of the full-text index merged per step when it is compacted.
-    static let indexMergePagesPerStep = StepSize(rows: 64, range: 16...16_384)
+    /// Emptied partitions of the full-text index dropped per step: one first (a partition
+    /// indexed before schema 11 may be large), then as many as take a step's time.
+    static let partitionsPerStep = StepSize(rows: 1, range: 1...64)
     /// Deleting a session checks every task for it (no index on `tasks.session_id`): few per step.
     static let sessionsPerStep = StepSize(rows: 1, range: 1...16)
     /// The most rounds of trimming for size in one sweep (see ``run(_:)``).
