@@ -93,6 +93,31 @@ struct SearchMergingTests {
         }
     }
 
+    /// A store with nothing left to merge writes nothing while idle: the writer wakes every
+    /// save interval, and a merge step that began a transaction before looking would commit
+    /// each time (readers, tails and other processes would see a change every 300 ms).
+    @Test func anIdleMergedStoreCommitsNothing() async throws {
+        let now = Date()
+        try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, url in
+            for batch in 0..<12 {
+                for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(batch * 400 + i)") }
+                try await store.flush()
+                try await SearchIndexTests.waitUntilIndexed(store)
+            }
+            try await withinTimeLimit(seconds: 30) {
+                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            // The open partition's last merge attempt, a wake-up or two later.
+            try await Task.sleep(for: .milliseconds(800))
+            let commits = { try await store.read { db in try db.scalar("SELECT commits FROM store_identity")?.integer } }
+            let before = try await commits()
+            try await Task.sleep(for: .milliseconds(1_200))
+            #expect(try await commits() == before)
+        }
+    }
+
     /// Searches of one shape reuse their prepared statements: they stay right after the
     /// partitions they read are dropped by a sweep, and after `removeAll()` when new partitions
     /// take the dropped ones' numbers (and so the kept statements' SQL) again.
