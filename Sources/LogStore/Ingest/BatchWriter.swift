@@ -64,7 +64,7 @@ final class BatchWriter {
     var searchRowsPerStep = 4_096
     /// What the idle merges of the full-text index have done (``SearchMerging``).
     var searchMerges = SearchMerging.Progress()
-    /// When the writer last ran a queued job (a sweep's step, a maintenance job), or was made:
+    /// When the writer last ran a step of long queued work (the sweep's), or was made:
     /// idle merges wait until the writer has been quiet a while
     /// (``SearchMerging/quietBeforeMerging``), also after the store opens, when the app is
     /// starting and reading.

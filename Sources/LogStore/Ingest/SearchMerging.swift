@@ -33,7 +33,7 @@ enum SearchMerging {
     /// The most steps spent on one sealed partition (a large one of a large store): its
     /// remaining segments are then left as they are.
     static let maximumStepsPerPartition = 400
-    /// How long queued jobs must have been quiet before a merge runs.
+    /// How long the steps of long queued work (a sweep) must have been quiet before a merge runs.
     static let quietBeforeMerging: Duration = .seconds(1)
     /// How long merges wait after one failed, so a busy database or a full disk does not have
     /// the idle writer retry at every wake-up.
@@ -45,7 +45,7 @@ enum SearchMerging {
     /// then a pause of its length times `1 / share - 1`.
     static let shareWhileLogging = 0.05
 
-    /// Whether the writer may merge now: no job ran, and the store did not open, within the last
+    /// Whether the writer may merge now: no step of long work ran, and the store did not open, within the last
     /// ``quietBeforeMerging``, no step failed within ``pauseAfterFailure``; and if events were
     /// committed within the last ``quietBeforeMerging``, the last step was long enough ago to
     /// hold merges to ``shareWhileLogging`` of the writer's time (merging between the batches

@@ -56,8 +56,10 @@ extension StoreWriter {
         let budget: Duration = sizeCheck.isOverLimit ? .milliseconds(200) : .zero
         let start = ContinuousClock.now
         repeat {
-            guard jobs.runUnorderedSteps(writer) else { return }
-            writer.lastJobTime = .now
+            guard let ranStepwise = jobs.runUnorderedSteps(writer) else { return }
+            // Only the steps of long work hold idle merges back: a single write (another
+            // author's history cursor, every batch it merges) would keep them from ever running.
+            if ranStepwise { writer.lastJobTime = .now }
         } while ContinuousClock.now - start < budget
     }
 
@@ -75,7 +77,6 @@ extension StoreWriter {
             if hadPendingBatch { _ = writePendingEvents(pipelining: false) }
             database.withLock { writer in
                 for job in ordered { _ = job.start(writer) }
-                writer.lastJobTime = .now
             }
         }
         database.withLock { runUnorderedJobs($0) }

@@ -163,7 +163,7 @@ final class StoreWriter: Sendable {
     func performSteps(_ step: @escaping @Sendable (BatchWriter) throws -> Bool) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let job = WriterJobs.Job(
-                isOrdered: false,
+                isOrdered: false, isStepwise: true,
                 run: { writer in
                     do {
                         guard try step(writer) else { return false }

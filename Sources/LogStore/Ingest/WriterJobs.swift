@@ -21,6 +21,8 @@ final class WriterJobs: Sendable {
     struct Job: Sendable {
         /// Whether the events accepted before the job must be committed before it runs.
         let isOrdered: Bool
+        /// Whether it runs in steps (the sweep's long work), as opposed to one write.
+        var isStepwise = false
         /// Runs the job, or its next step; `true` once it is finished.
         let run: @Sendable (BatchWriter) -> Bool
         let cancel: @Sendable () -> Void
@@ -65,17 +67,17 @@ final class WriterJobs: Sendable {
     }
 
     /// Runs one step of each unordered job, putting back the unfinished ones ahead of what came
-    /// meanwhile; `false` when there was none.
-    func runUnorderedSteps(_ writer: BatchWriter) -> Bool {
+    /// meanwhile; `nil` when there was none, otherwise whether a stepwise job was among them.
+    func runUnorderedSteps(_ writer: BatchWriter) -> Bool? {
         let unordered = state.withLock { state -> [Job] in
             let unordered = state.jobs.filter { !$0.isOrdered }
             if !unordered.isEmpty { state.jobs.removeAll { !$0.isOrdered } }
             return unordered
         }
-        guard !unordered.isEmpty else { return false }
+        guard !unordered.isEmpty else { return nil }
         let unfinished = unordered.filter { !$0.start(writer) }
         if !unfinished.isEmpty { state.withLock { $0.jobs.insert(contentsOf: unfinished, at: 0) } }
-        return true
+        return unordered.contains(where: \.isStepwise)
     }
 
     /// Starts stopping: later jobs are cancelled, and `finally` runs last. `false` when the
