@@ -126,6 +126,35 @@ struct SearchMergingTests {
         }
     }
 
+    /// Single writes on the writer (here a history author retired again every 100 ms, as a
+    /// history merger advances its cursor after each batch another process commits) do not hold
+    /// the merges back; only the steps of long work, a sweep's, do.
+    @Test func singleWritesDoNotHoldMergesBack() async throws {
+        let now = Date()
+        var configuration = SearchIndexTests.smallPartitions(now: now)
+        configuration.history = HistoryConfiguration(currentAuthor: "a", allAuthors: ["a", "b"])
+        try await withTemporaryStore(configuration: configuration) { store, url in
+            let writing = Task {
+                while !Task.isCancelled {
+                    try await store.retireHistoryAuthor("b")
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { writing.cancel() }
+            for batch in 0..<12 {
+                for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(batch * 400 + i)") }
+                try await store.flush()
+                try await SearchIndexTests.waitUntilIndexed(store)
+            }
+            #expect(try Self.segments(url).filter { !$0.isOpen }.count >= 1)
+            try await withinTimeLimit(seconds: 30) {
+                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+    }
+
     /// Searches of one shape reuse their prepared statements: they stay right after the
     /// partitions they read are dropped by a sweep, and after `removeAll()` when new partitions
     /// take the dropped ones' numbers (and so the kept statements' SQL) again.
