@@ -85,8 +85,8 @@ struct SearchBenchmark {
         }
         if searchIndex {
             // Queries are measured on a settled store, as a server's is between bursts: once
-            // logging pauses the writer merges the index's segments (1 s after its last job, in
-            // ~50 ms steps). Outside the timed part.
+            // logging pauses the writer merges the index's segments in short steps. Outside the
+            // timed part.
             try await Task.sleep(for: .seconds(2))
         }
         try await store.close()

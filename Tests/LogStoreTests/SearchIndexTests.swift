@@ -27,6 +27,20 @@ struct SearchIndexTests {
         }.sorted()
     }
 
+    /// Logs `old` messages "old <i> <word>" two hours before `now` (past the age limit of
+    /// ``smallPartitions(now:)``), then `new` ones "new <i> <word>" at `now`, and waits until
+    /// they are committed and indexed.
+    static func logOld(_ old: Int, thenNew new: Int, word: String, into store: LogStore, now: Date) async throws {
+        try await onOwnThread {
+            for i in 0..<old {
+                store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) \(word)")
+            }
+        }
+        for i in 0..<new { store.storeMessage(createdAt: now, label: "app", level: .info, message: "new \(i) \(word)") }
+        try await store.flush()
+        try await waitUntilIndexed(store)
+    }
+
     /// The partitions' tables, oldest first.
     static func partitions(_ connection: Connection) throws -> [String] {
         try connection.strings("SELECT name FROM search_partitions ORDER BY first_id")
@@ -55,14 +69,7 @@ struct SearchIndexTests {
     @Test func aSweepFindsNoGhostsAndDropsWholePartitions() async throws {
         let now = Date()
         try await withTemporaryStore(configuration: Self.smallPartitions(now: now)) { store, url in
-            try await onOwnThread {
-                for i in 0..<10_000 {
-                    store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) sweepable")
-                }
-            }
-            for i in 0..<5 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "new \(i) sweepable") }
-            try await store.flush()
-            try await Self.waitUntilIndexed(store)
+            try await Self.logOld(10_000, thenNew: 5, word: "sweepable", into: store, now: now)
             let before = try Self.partitions(url)
             #expect(before.count == 3, "\(before)")
             #expect(try Self.indexedIDs(url, "sweepable").count == 10_005)

@@ -22,6 +22,28 @@ struct SearchMergingTests {
         try await store.read { db in try db.scalar("SELECT commits FROM store_identity")?.integer }
     }
 
+    /// Logs "plum <n>" for each `n` in 400 × `batches`, a flush after each 400 and, when
+    /// `indexing`, a wait until the index has caught up: each indexing step a segment of its own.
+    static func logInSmallSteps(
+        _ store: LogStore, now: Date, batches: Range<Int>, indexing: Bool = true,
+        text: (Int) -> String = { "plum \($0)" }
+    ) async throws {
+        for batch in batches {
+            for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: text(batch * 400 + i)) }
+            try await store.flush()
+            if indexing { try await SearchIndexTests.waitUntilIndexed(store) }
+        }
+    }
+
+    /// Waits (30 s at most) until every sealed partition is one segment.
+    static func waitUntilSealedPartitionsAreMerged(_ url: URL) async throws {
+        try await withinTimeLimit(seconds: 30) {
+            while try segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
     static func snapshot(_ store: LogStore) async throws -> [String: [Int64]] {
         var found: [String: [Int64]] = [:]
         for word in ["plum", "word3", "\"plum 42\"", "nothing"] {
@@ -39,24 +61,13 @@ struct SearchMergingTests {
     @Test func sealedPartitionsBecomeOneSegmentOnceLoggingPauses() async throws {
         let now = Date()
         try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, url in
-            for batch in 0..<24 {
-                for i in 0..<400 {
-                    let n = batch * 400 + i
-                    store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(n % 100) word\(n % 7)")
-                }
-                try await store.flush()
-                try await SearchIndexTests.waitUntilIndexed(store)
-            }
+            try await Self.logInSmallSteps(store, now: now, batches: 0..<24) { "plum \($0 % 100) word\($0 % 7)" }
             let before = try Self.segments(url)
             #expect(before.filter { !$0.isOpen }.count >= 2, "\(before.map(\.table))")
             let found = try await Self.snapshot(store)
             #expect(found["plum"]?.count == 9_600)
             #expect(found["\"plum 42\""]?.count == 96)
-            try await withinTimeLimit(seconds: 30) {
-                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            try await Self.waitUntilSealedPartitionsAreMerged(url)
             #expect(try await Self.snapshot(store) == found)
         }
     }
@@ -72,24 +83,13 @@ struct SearchMergingTests {
         try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, url in
             // First alone, indexed by this writer in its small partitions (two are sealed), then
             // beside the other process, whose writer indexes with its own (larger) share.
-            for batch in 0..<21 {
-                for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(batch * 400 + i)") }
-                try await store.flush()
-                try await SearchIndexTests.waitUntilIndexed(store)
-            }
+            try await Self.logInSmallSteps(store, now: now, batches: 0..<21)
             async let child = ManyWritersTests.run(helper, ["writers", url.path, "10000", "other"], seconds: 60)
-            for batch in 21..<40 {
-                for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(batch * 400 + i)") }
-                try await store.flush()
-            }
+            try await Self.logInSmallSteps(store, now: now, batches: 21..<40, indexing: false)
             let report = try await child
             #expect(report.status == 0, "\(report.output)")
             try await SearchIndexTests.waitUntilIndexed(store)
-            try await withinTimeLimit(seconds: 30) {
-                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            try await Self.waitUntilSealedPartitionsAreMerged(url)
             #expect(try Self.segments(url).filter { !$0.isOpen }.count >= 2)
             #expect(try await store.count(MessageQuery(text: .plain("plum"))) == 16_000)
             #expect(try await store.count(MessageQuery(text: .plain("other"))) == 10_000)
@@ -104,16 +104,8 @@ struct SearchMergingTests {
     @Test func anIdleMergedStoreCommitsNothing() async throws {
         let now = Date()
         try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, url in
-            for batch in 0..<12 {
-                for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(batch * 400 + i)") }
-                try await store.flush()
-                try await SearchIndexTests.waitUntilIndexed(store)
-            }
-            try await withinTimeLimit(seconds: 30) {
-                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            try await Self.logInSmallSteps(store, now: now, batches: 0..<12)
+            try await Self.waitUntilSealedPartitionsAreMerged(url)
             // The open partition's last merge attempts may still commit; then 1.2 s (four
             // wake-ups) pass without a commit. Committing at every wake-up never would.
             try await withinTimeLimit(seconds: 30) {
@@ -141,34 +133,19 @@ struct SearchMergingTests {
                 }
             }
             defer { writing.cancel() }
-            for batch in 0..<12 {
-                for i in 0..<400 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "plum \(batch * 400 + i)") }
-                try await store.flush()
-                try await SearchIndexTests.waitUntilIndexed(store)
-            }
+            try await Self.logInSmallSteps(store, now: now, batches: 0..<12)
             #expect(try Self.segments(url).filter { !$0.isOpen }.count >= 1)
-            try await withinTimeLimit(seconds: 30) {
-                while try Self.segments(url).contains(where: { !$0.isOpen && $0.segments != 1 }) {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            try await Self.waitUntilSealedPartitionsAreMerged(url)
         }
     }
 
     /// Searches of one shape reuse their prepared statements: they stay right after the
     /// partitions they read are dropped by a sweep, and after `removeAll()` when new partitions
     /// take the dropped ones' numbers (and so the kept statements' SQL) again.
-    @Test func repeatedSearchesStayRightAcrossMergesAndDrops() async throws {
+    @Test func repeatedSearchesStayRightAcrossDropsAndRenumbering() async throws {
         let now = Date()
         try await withTemporaryStore(configuration: SearchIndexTests.smallPartitions(now: now)) { store, url in
-            try await onOwnThread {
-                for i in 0..<9_000 {
-                    store.storeMessage(createdAt: now.addingTimeInterval(-7_200), label: "app", level: .info, message: "old \(i) plum")
-                }
-            }
-            for i in 0..<5 { store.storeMessage(createdAt: now, label: "app", level: .info, message: "new \(i) plum") }
-            try await store.flush()
-            try await SearchIndexTests.waitUntilIndexed(store)
+            try await SearchIndexTests.logOld(9_000, thenNew: 5, word: "plum", into: store, now: now)
             let query = MessageQuery(text: .plain("plum"), limit: 10)
             for _ in 0..<3 { #expect(try await store.messages(query).messages.count == 10) }
             #expect(try await store.count(query) == 9_005)

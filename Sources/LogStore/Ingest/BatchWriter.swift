@@ -64,11 +64,6 @@ final class BatchWriter {
     var searchRowsPerStep = 4_096
     /// What the idle merges of the full-text index have done (``SearchMerging``).
     var searchMerges = SearchMerging.Progress()
-    /// When the writer last ran a step of long queued work (the sweep's), or was made:
-    /// idle merges wait until the writer has been quiet a while
-    /// (``SearchMerging/quietBeforeMerging``), also after the store opens, when the app is
-    /// starting and reading.
-    var lastJobTime = ContinuousClock.now
     /// Collects each transaction's changes for `history` (nil: history is off, and costs nothing).
     /// The blob store records its rows into the same one.
     var history: HistoryRecorder? {

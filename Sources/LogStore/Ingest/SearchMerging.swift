@@ -5,14 +5,18 @@
 /// `automerge` (12) of them, so a partition filled in 16k-row steps is read as a dozen or more
 /// segments by every search, and a phrase query walks each one's position lists. Merging a
 /// sealed partition down to one segment, once, made phrase searches ~1.7× faster on a 200k
-/// store (the benchmark method article). The merges run only when nothing else waits: a merge
-/// inside a sweep's steps made sweeping 2–8× slower, and a merge writes its new segment before
+/// store (the benchmark method article). The merges run only when the writer has nothing else
+/// to do, and never between a sweep's steps: a merge there made sweeping 2–8× slower, and a merge writes its new segment before
 /// freeing the old ones, so it also waits for room on the volume and under the size limit.
 enum SearchMerging {
     /// What the merges have done, kept by the writer between steps. Partitions are known by
     /// their first id: ids are never given out twice, while a partition's number is again after
     /// every partition was dropped.
     struct Progress: Sendable {
+        /// When the writer last ran a step of long queued work (a sweep's), or was made: merges
+        /// wait ``quietBeforeMerging`` after it, so also after the store opens, while the app
+        /// starts and reads.
+        var lastLongWorkStep = ContinuousClock.now
         /// Sealed partitions merged as far as they go (or given up on after
         /// ``maximumStepsPerPartition``).
         var mergedPartitions: Set<Int64> = []
@@ -48,12 +52,12 @@ enum SearchMerging {
     /// Whether the writer may merge now: no step of long work ran, and the store did not open, within the last
     /// ``quietBeforeMerging``, no step failed within ``pauseAfterFailure``; and if events were
     /// committed within the last ``quietBeforeMerging``, the last step was long enough ago to
-    /// hold merges to ``shareWhileLogging`` of the writer's time (merging between the batches
-    /// of a busy writer slowed logging, and a sweep that began meanwhile).
+    /// hold merges to ``shareWhileLogging`` of the writer's time (merges between every two
+    /// batches would take their time from logging).
     static func isQuiet(_ writer: BatchWriter) -> Bool {
         let now = ContinuousClock.now
-        guard now - writer.lastJobTime >= quietBeforeMerging else { return false }
         let progress = writer.searchMerges
+        guard now - progress.lastLongWorkStep >= quietBeforeMerging else { return false }
         if let failed = progress.lastFailure, now - failed < pauseAfterFailure { return false }
         guard let logged = progress.lastLoggedRound, now - logged < quietBeforeMerging,
             let last = progress.lastStep

@@ -59,7 +59,7 @@ extension StoreWriter {
             guard let ranStepwise = jobs.runUnorderedSteps(writer) else { return }
             // Only the steps of long work hold idle merges back: a single write (another
             // author's history cursor, every batch it merges) would keep them from ever running.
-            if ranStepwise { writer.lastJobTime = .now }
+            if ranStepwise { writer.searchMerges.lastLongWorkStep = .now }
         } while ContinuousClock.now - start < budget
     }
 
