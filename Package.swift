@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "LogStore", targets: ["LogStore"]),
         // Empty unless the Hummingbird trait is on; a module of its own keeps NIO out of LogStore.
         .library(name: "LogStoreHummingbird", targets: ["LogStoreHummingbird"]),
+        // The live console: `logstore serve`, or started inside an app beside its store.
+        .library(name: "LogStoreConsole", targets: ["LogStoreConsole"]),
         .executable(name: "logstore", targets: ["logstore"]),
         .executable(name: "logstore-bench", targets: ["LogStoreBench"]),
     ],
@@ -37,6 +39,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // epoll, eventfd and accept4 from the C library, for LogStoreConsole's HTTP server.
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -66,6 +70,14 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
+        // The live console over a store: a small HTTP/1.1 server of its own (POSIX sockets,
+        // epoll), its routes, pages and file browser.
+        .target(
+            name: "LogStoreConsole",
+            dependencies: ["LogStore", "CSQLite", "CLinux"],
+            exclude: ["Page/ConsolePage.js", "Page/ConsolePage.css"],
+            plugins: ["EmbedViewerAssets"]
+        ),
         // `logstore demo`'s generator: a realistic store, written through LogStore's public API.
         .target(
             name: "LogStoreDemo",
@@ -73,7 +85,7 @@ let package = Package(
         ),
         .target(
             name: "LogStoreCLI",
-            dependencies: ["LogStore", "LogStoreDemo"]
+            dependencies: ["LogStore", "LogStoreDemo", "LogStoreConsole"]
         ),
         .executableTarget(
             name: "logstore",
@@ -108,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "LogStoreTests",
             dependencies: [
-                "LogStore", "LogStoreCLI", "LogStoreDemo", "LogStoreHummingbird",
+                "LogStore", "LogStoreCLI", "LogStoreConsole", "LogStoreDemo", "LogStoreHummingbird",
                 // ServiceLifecycle's tests build a ServiceGroup, and Hummingbird's an Application: both take a Logger.
                 .product(
                     name: "Logging", package: "swift-log",

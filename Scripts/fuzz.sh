@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of Fuzz/ and runs each for SECONDS.
 #
-#   Scripts/fuzz.sh SECONDS [TARGET...]     (targets: decoders imagesize redaction urlfilter archive cli)
+#   Scripts/fuzz.sh SECONDS [TARGET...]     (targets: decoders imagesize redaction urlfilter archive cli
+#                                            httprequest consolepath)
 #
 # The library is built with `swift build` into its own build path (.build/fuzz/build), with
-# coverage and AddressSanitizer (-sanitize=fuzzer,address) and -enable-testing. The checks are test
+# AddressSanitizer, the coverage instrumentation -sanitize=fuzzer adds, and -enable-testing; only
+# the targets link libFuzzer (-sanitize=fuzzer,address), since the build also links executables
+# (the EmbedViewerAssets plugin's EmbedText) whose `main` would clash with libFuzzer's. The checks are test
 # code and do not ship: they live in the test target (Tests/LogStoreTests/Fuzzing/: FuzzEntry*.swift,
 # CLIFuzzEntry.swift), which FuzzRegressionTests calls too. swiftc compiles each target file
 # (Fuzz/<target>.swift) together with its check files, whose `@testable import` reaches the
@@ -21,7 +24,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 SECONDS_PER_TARGET="${1:?usage: Scripts/fuzz.sh SECONDS [TARGET...]}"
 shift
-ALL_TARGETS=(decoders imagesize redaction urlfilter archive cli)
+ALL_TARGETS=(decoders imagesize redaction urlfilter archive cli httprequest consolepath)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 NICE="nice -n ${FUZZ_NICE:-10}"
@@ -33,15 +36,18 @@ for target in "${TARGETS[@]}"; do
     [ -f "Fuzz/$target.swift" ] || { echo "unknown target: $target (have: ${ALL_TARGETS[*]})" >&2; exit 2; }
 done
 
-echo "== building the library with -sanitize=fuzzer,address"
+echo "== building the library with -sanitize=address and libFuzzer's coverage"
+# What -sanitize=fuzzer instruments, without linking libFuzzer.
+COVERAGE=edge,indirect-calls,trace-cmp,inline-8bit-counters,pc-table
 # A failed build stops here: the objects of an older build must not be fuzzed in its place.
-if ! $NICE swift build --build-path "$BUILD" --target LogStoreCLI \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing >"$WORK/logs/build.log" 2>&1; then
+if ! $NICE swift build --build-path "$BUILD" --target LogStoreCLI -Xswiftc -sanitize=address \
+    -Xswiftc -sanitize-coverage="$COVERAGE" -Xswiftc -enable-testing >"$WORK/logs/build.log" 2>&1; then
     grep -E "error" "$WORK/logs/build.log" >&2 || tail -20 "$WORK/logs/build.log" >&2
     echo "library build failed (log: $WORK/logs/build.log)" >&2
     exit 2
 fi
-grep -E "warning:|Build complete" "$WORK/logs/build.log" || true
+# Linking the build's executables with ASan makes gold warn about every ASan helper: not ours.
+grep -E "warning:|Build complete" "$WORK/logs/build.log" | grep -v "Cannot export local symbol '__asan" || true
 BIN="$($NICE swift build --build-path "$BUILD" --show-bin-path)"
 
 # A module's objects, as its build lists them: a *.o glob would also take the objects of sources
@@ -53,10 +59,13 @@ module_objects() {
 CHECKS=Tests/LogStoreTests/Fuzzing
 build_target() {
     local target=$1 objects checks=("$CHECKS"/FuzzEntry*.swift)
-    mapfile -t objects < <(module_objects LogStore)
-    # Only the CLI target needs the CLI's objects (and links them: they need the library's).
+    # The console's objects too: its checks (FuzzEntry+HTTPRequest.swift, …) are among every
+    # target's, and the CLI's objects need them.
+    mapfile -t objects < <(module_objects LogStore; module_objects LogStoreConsole)
+    # Only the CLI target needs the CLI's objects (and links them: they need the library's, the
+    # console's and the demo generator's).
     if [ "$target" = cli ]; then
-        mapfile -t -O "${#objects[@]}" objects < <(module_objects LogStoreCLI)
+        mapfile -t -O "${#objects[@]}" objects < <(module_objects LogStoreDemo; module_objects LogStoreCLI)
         checks=("$CHECKS"/CLIFuzzEntry.swift)
     fi
     local sources=("Fuzz/$target.swift" "${checks[@]}")
@@ -110,6 +119,26 @@ seed() {
         put 'i?*\n' ;;
     archive)
         cp Fixtures/hostile-archives/*.lsarchive "$dir/" ;;
+    httprequest)
+        # First byte: low 5 bits the size of the pieces the head arrives in (0: at once), bit 5
+        # the limits (clear: small ones the fuzzer reaches; set: the defaults).
+        put '\x00GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n'
+        put '\x03GET /api/messages?level=error&q=a%20b HTTP/1.1\r\nHost: a\r\nConnection: close\r\nCookie: k=v\r\n\r\nGET / HTTP/1.1\r\n'
+        put '\x21\r\nHEAD /x HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n'
+        put '\x01GET / HTTP/1.1\r\nHost: a\r\nX: \xc3\xa9\xff\t v \r\n\r\n'
+        put '\x05POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n'
+        put '\x02GET / HTTP/1.1\r\nHost: a\r\nX: 1\r\n folded\r\n\r\n' ;;
+    consolepath)
+        # A request path, still percent-encoded, in FuzzEntry+ConsolePaths.swift's tree.
+        put '/'
+        put 'sub/deeper/d.json'
+        put 'b%20c.txt'
+        put 'caf%C3%A9.txt'
+        put '%252e%252e'
+        put 'sub/up'
+        put 'out-dir/secret.txt'
+        put '../secret/secret.txt'
+        put 'sub/./deeper/../n.txt' ;;
     cli)
         put '2026-03-01T12:30:00.250+05:30\nmessages\n--since\n1h\n--level\nerror...critical\n-n\n20'
         put '15m\n--json\n--\n-x'

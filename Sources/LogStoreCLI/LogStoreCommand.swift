@@ -64,6 +64,7 @@ public enum LogStoreCommand {
         OpenCommand.self,
         ExportCommand.self,
         HistoryCommand.self,
+        ServeCommand.self,
     ]
 
     static let usageStatus = ExitStatus.usage

@@ -26,6 +26,8 @@ struct FuzzRegressionTests {
         "imagesize": FuzzEntry.imageSize,
         "redaction": FuzzEntry.redaction,
         "urlfilter": FuzzEntry.urlFilter,
+        "httprequest": FuzzEntry.httpRequest,
+        "consolepath": FuzzEntry.consolePath,
         "cli": CLIFuzzEntry.timeAndArguments,
     ]
 

@@ -6,8 +6,9 @@ import Musl
 #endif
 
 extension AppSnapshot {
-    /// Describes the running process; `version` is whatever the app configured, if anything.
-    static func current(version: String?) -> AppSnapshot {
+    /// Describes the running process (its name, pid, arguments and resident memory now);
+    /// `version` is whatever the app configured, if anything.
+    public static func current(version: String?) -> AppSnapshot {
         let info = ProcessInfo.processInfo
         let arguments = info.arguments
         var name = arguments.first.flatMap { $0.split(separator: "/").last.map(String.init) } ?? ""

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,11 +16,13 @@ import Musl
 // AppSnapshot+Current.swift.
 
 extension HostSnapshot {
-    /// Reads the current machine; `volume` is a path on the volume whose disk figures are reported.
+    /// Reads the current machine, as a session records it when a store opens: what the live
+    /// console shows as "now" beside the session's snapshot. `volume` is a path on the volume
+    /// whose disk figures are reported.
     ///
     /// Never fails: any source that is missing or unreadable leaves its fields empty or zero,
     /// because a store must still open on a locked-down or unusual host.
-    static func current(volume: URL) -> HostSnapshot {
+    public static func current(volume: URL) -> HostSnapshot {
         var snapshot = HostSnapshot()
 
         snapshot.hostname = currentHostname()

@@ -1,0 +1,11 @@
+// The Linux calls LogStoreConsole's HTTP server needs that Swift's Glibc module leaves out:
+// epoll and eventfd (their headers are not in Glibc's module map), and accept4, which glibc
+// declares only under _GNU_SOURCE (the Glibc module is built without it). All are in the C
+// library itself (Debian's libc6-dev): nothing to link.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+// Declared here with plain types: including <sys/socket.h> would make its declarations this
+// module's, hiding them from files that import Glibc alone. The ABI is the same
+// (struct sockaddr *, socklen_t * = unsigned int *).
+int accept4(int sockfd, void *addr, unsigned int *addrlen, int flags);
