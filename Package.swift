@@ -20,7 +20,7 @@ let package = Package(
             description: "LogStoreLogHandler: a swift-log LogHandler that writes to a store (swift-log 1.12.0 or later)."),
         .trait(
             name: "ServiceLifecycle",
-            description: "LogStoreService: the store as a swift-service-lifecycle Service, closed on graceful shutdown."),
+            description: "LogStoreService and LogStoreConsoleService: the store and its console as swift-service-lifecycle Services, closed on graceful shutdown."),
         .trait(
             name: "Hummingbird",
             description: "LogStoreRequestMiddleware (module LogStoreHummingbird): records the requests a Hummingbird 2 server handles."),
@@ -74,7 +74,12 @@ let package = Package(
         // epoll), its routes, pages and file browser.
         .target(
             name: "LogStoreConsole",
-            dependencies: ["LogStore", "CSQLite", "CLinux"],
+            dependencies: [
+                "LogStore", "CSQLite", "CLinux",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ],
             exclude: ["Page/ConsolePage.js", "Page/ConsolePage.css"],
             plugins: ["EmbedViewerAssets"]
         ),
@@ -99,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "LogStoreBench",
             dependencies: [
-                "LogStore", "CBenchBaseline",
+                "LogStore", "LogStoreConsole", "CBenchBaseline",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
             ]
         ),

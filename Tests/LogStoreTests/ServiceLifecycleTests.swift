@@ -1,6 +1,7 @@
 #if ServiceLifecycle
 import Foundation
 import LogStore
+import LogStoreConsole
 import Logging
 import ServiceLifecycle
 import ServiceLifecycleTestKit
@@ -83,6 +84,40 @@ struct ServiceLifecycleTests {
                         trigger.triggerGracefulShutdown()
                         try await tasks.waitForAll()
                     }
+                }
+            }
+            await #expect(throws: LogStoreError.closed) { try await store.flush() }
+        }
+    }
+
+    /// The console as a service beside the store's: it answers while the group runs, and stops
+    /// (its port closed) before the store closes.
+    @Test func theConsoleServiceServesUntilShutdown() async throws {
+        try await withTemporaryStoreURL { url in
+            let store = try await LogStore(storeURL: url, options: [.create])
+            store.storeMessage(label: "app", level: .info, message: "served")
+            try await store.flush()
+            let (started, startedContinuation) = AsyncStream<LogStoreConsole>.makeStream()
+            let group = ServiceGroup(
+                services: [LogStoreService(store: store), LogStoreConsoleService(store: store) { startedContinuation.yield($0) }],
+                logger: Self.quiet)
+            try await withinTimeLimit(seconds: 60) {
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask { try await group.run() }
+                    var console: LogStoreConsole?
+                    for await started in started {
+                        console = started
+                        break
+                    }
+                    let running = try #require(console)
+                    let token = try #require(URLComponents(url: running.url, resolvingAgainstBaseURL: false)?
+                        .queryItems?.first { $0.name == "token" }?.value)
+                    let client = ConsoleClient(port: running.port)
+                    let page = try await client.get("/api/messages", headers: [("Authorization", "Bearer \(token)")])
+                    #expect(page.text.contains("served"))
+                    await group.triggerGracefulShutdown()
+                    try await tasks.waitForAll()
+                    await #expect(throws: ConsoleClient.Failure.self) { _ = try await client.get("/api/info", seconds: 2) }
                 }
             }
             await #expect(throws: LogStoreError.closed) { try await store.flush() }
