@@ -79,6 +79,7 @@ do {
     if groups.contains(.archive) { figures += try await ArchiveBenchmark(rows: rows, directory: directory).run() }
     if groups.contains(.store) { figures += try await DensityBenchmark(rows: rows, quick: quick, directory: directory).run() }
     if groups.contains(.history) { figures += try await HistoryBenchmark(rows: rows, quick: quick, directory: directory).run() }
+    if groups.contains(.serve) { figures += try await ServeBenchmark(rows: rows, quick: quick, directory: directory).run() }
     #if SwiftLog
     if groups.contains(.swiftlog) { figures += try await SwiftLogBenchmark(quick: quick, directory: directory).run() }
     #endif
@@ -102,6 +103,7 @@ enum BenchGroup: String, CaseIterable {
     case archive
     case store
     case history
+    case serve
     #if SwiftLog
     case swiftlog
     #endif

@@ -41,6 +41,15 @@ extension HTTPEventLoop {
         }
     }
 
+    /// Whether the socket has something the loop has not read: bytes, the client's end, or an
+    /// error (each of which ``readable(_:)`` takes care of). Peeks one byte, taking nothing.
+    func hasUnreadInput(_ connection: HTTPConnection) -> Bool {
+        var byte: UInt8 = 0
+        let peeked = SocketCall.valueOrErrno { recv(connection.descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) }
+        if case .failure(let error) = peeked, error.wouldBlock { return false }
+        return true
+    }
+
     /// Parses the head in the connection's input: a complete one is dispatched, a bad one
     /// answered by the server.
     func parseInput(_ connection: HTTPConnection) {

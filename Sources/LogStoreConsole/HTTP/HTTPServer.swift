@@ -47,10 +47,19 @@ final class HTTPServer: Sendable {
     ///   - limits: the bounds on clients; defaults in ``HTTPLimits``.
     ///   - handler: answers every well-formed GET and HEAD request.
     /// - Throws: ``HTTPServerError``: a bad address, the address in use, no permission, …
-    init(host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPLimits = HTTPLimits(), handler: any HTTPHandler)
+    convenience init(host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPLimits = HTTPLimits(), handler: any HTTPHandler)
         throws(HTTPServerError)
     {
-        let calls = try LinuxCalls.functions.get()
+        try self.init(host: host, port: port, limits: limits, calls: LinuxCalls.functions.get(), handler: handler)
+    }
+
+    /// A server whose loop makes its epoll, eventfd and accept4 calls through `calls`: tests wrap
+    /// one (an `epoll_wait` that stalls, say) to put the loop where a race needs it, which no
+    /// timing on a real machine reaches reliably.
+    init(
+        host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPLimits = HTTPLimits(), calls: LinuxCalls.Functions,
+        handler: any HTTPHandler
+    ) throws(HTTPServerError) {
         let listener = try ListeningSocket.open(host: host, port: port)
         let epoll: EPoll
         switch EPoll.create(using: calls) {

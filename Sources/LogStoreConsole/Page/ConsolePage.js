@@ -6,7 +6,9 @@
 
 const LEVELS = ["trace", "debug", "info", "notice", "warning", "error", "critical"];
 const TABS = ["messages", "tasks", "host", "history", "files"];
-const MESSAGE_FILTERS = ["level", "maxLevel", "label", "session", "since", "until", "q", "syntax"];
+const MESSAGE_FILTERS = ["level", "maxLevel", "label", "session", "since", "until", "q", "syntax", "task"];
+// NetworkTaskState's raw values.
+const TASK_STATES = ["pending", "success", "failure"];
 const TASK_FILTERS = ["host", "method", "status", "failed", "q", "label"];
 
 function el(tag, attributes, ...children) {
@@ -214,6 +216,8 @@ function messageRow(message, details) {
     el("td", { class: "label" }, message.label),
     text);
   row.addEventListener("click", () => {
+    for (const selected of row.parentNode.querySelectorAll("tr.current")) selected.classList.remove("current");
+    row.classList.add("current");
     const parameters = new URLSearchParams(state.parameters);
     parameters.set("message", message.id);
     writeState("messages", parameters);
@@ -362,10 +366,11 @@ function renderTasks() {
         const row = el("tr", { class: failed ? "failed" : "", tabindex: 0 },
           el("td", { class: "time" }, formatTime(task.createdAt)),
           el("td", {}, task.method || ""),
-          el("td", {}, task.error ? "error" : task.statusCode ?? task.state),
+          el("td", { class: "number" }, taskStatus(task)),
           el("td", { class: "text" }, task.url || ""),
-          el("td", {}, formatDuration(task.duration)),
-          el("td", {}, formatBytes(task.responseBodySize)));
+          el("td", { class: "number" }, formatDuration(task.duration)),
+          el("td", { class: "number" }, task.progress && TASK_STATES[task.state] === "pending"
+            ? `${formatBytes(task.progress.completed)} of ${formatBytes(task.progress.total)}` : formatBytes(task.responseBodySize)));
         row.addEventListener("click", () => {
           const parameters = new URLSearchParams(state.parameters);
           parameters.set("task", task.id);
@@ -386,6 +391,13 @@ function renderTasks() {
   if (selected) showTask(selected, details);
 }
 
+// A finished task's status code, "error" for a failure without one, or its state.
+function taskStatus(task) {
+  if (task.error) return "error";
+  if (task.statusCode) return task.statusCode;
+  return TASK_STATES[task.state] || String(task.state);
+}
+
 async function showTask(id, details) {
   clear(details);
   let task;
@@ -395,7 +407,7 @@ async function showTask(id, details) {
   }
   const summary = task.summary;
   details.append(...[
-    el("h2", {}, `${summary.method || ""} ${summary.statusCode ?? ""}`),
+    el("h2", {}, `${summary.method || ""} ${taskStatus(summary)}`),
     el("p", { class: "url" }, summary.url || ""),
     summary.error ? el("p", { class: "error" }, `${summary.error.domain || ""} ${summary.error.code ?? ""}: ${summary.error.debugDescription || summary.error.description || ""}`) : null,
     el("p", {}, el("a", { href: `#tasks?task=${summary.id}` }, "Permalink"), " · ",
@@ -459,7 +471,7 @@ function waterfall(transactions) {
       const from = transaction[a], to = transaction[b];
       if (typeof from !== "number" || typeof to !== "number") return null;
       return el("div", { class: `phase phase-${name.toLowerCase()}`, title: `${name}: ${formatDuration(to - from)}`,
-        style: { left: `${((from - start) / span) * 100}%`, width: `${Math.max(0.5, ((to - from) / span) * 100)}%` } });
+        style: { left: `${Math.min(99.5, ((from - start) / span) * 100)}%`, width: `${Math.max(0.5, Math.min(100 - ((from - start) / span) * 100, ((to - from) / span) * 100))}%` } });
     }))));
 }
 
@@ -480,7 +492,7 @@ function renderHost() {
         ["Load", (current.load || []).map((value) => value.toFixed(2)).join(" ")],
         ["Uptime", formatUptime(host.uptime)],
         ["Process", `${process.name} (pid ${process.pid}), ${formatBytes(process.residentMemory)} resident`],
-        ["Interfaces", (host.networkInterfaces || []).map((item) => `${item.name} ${item.addresses.join(", ")}`).join("; ")]];
+        ["Interfaces", (host.networkInterfaces || []).map((item) => [item.name, item.addresses.join(", ")].filter(Boolean).join(" ")).join("; ")]];
       clear(now).append(el("h2", {}, host.hostname || "This machine"),
         el("dl", {}, facts.flatMap(([name, value]) => [el("dt", {}, name), el("dd", {}, value)])));
     } catch (error) { setStatus(error.message, true); }
