@@ -81,10 +81,14 @@ final class DatasetteServer {
         return "/\(database).json?sql=\(encoded)&_shape=array"
     }
 
-    /// Stops the server (SIGTERM) and waits for it.
+    /// Stops the server: SIGTERM, then SIGKILL if it is still there after 5 s (uvicorn waits
+    /// for open connections to finish).
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 

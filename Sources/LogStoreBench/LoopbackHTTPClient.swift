@@ -278,10 +278,17 @@ struct BodyDecoder {
 
 /// Runs blocking work (a socket read, a child process) on a thread of its own: on the
 /// cooperative pool (two threads on this machine) it would starve the console's handlers.
+///
+/// The thread starts with no signal blocked. It is made from a Dispatch thread, which blocks
+/// nearly all of them, and a child that Foundation's `Process` spawns inherits the spawning
+/// thread's mask: Datasette started from there never sees the SIGTERM that should stop it.
 enum ThreadRunner {
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
+                var none = sigset_t()
+                sigemptyset(&none)
+                pthread_sigmask(SIG_SETMASK, &none, nil)
                 continuation.resume(with: Result { try body() })
             }
             thread.stackSize = 1 << 20

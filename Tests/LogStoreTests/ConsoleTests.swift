@@ -248,10 +248,50 @@ struct ConsoleTests {
                  "http://127.0.0.1:\(console.port)/download?label=db"],
                 seconds: 60)
             #expect(run.status == 0, "\(run.output)")
-            let opened = try await LogStore(archiveURL: archive)
-            let count = try await opened.count(MessageQuery())
-            try await opened.close()
-            #expect(count == 50)
+            // `logstore open` reads it with the count the API gives for the same filters.
+            let open = try await SpawnedProcess.run(ServeCLITests.logstore, ["open", archive.path, "--json"], seconds: 60)
+            #expect(open.status == 0, "\(open.output)")
+            let info = try #require(try JSONSerialization.jsonObject(with: Data(open.output.utf8)) as? [String: Any])
+            let summary = try #require(try await ConsoleClient(port: console.port).get(
+                "/api/summary?label=db", headers: try Self.bearer(console)).json() as? [String: Any])
+            #expect(info["messageCount"] as? Int == 50)
+            #expect(summary["total"] as? Int == 50)
+        }
+    }
+
+    /// The file browser through its routes: hostile paths in every encoding are refused with a
+    /// 4xx, and the secret beside the directory (reachable by a symbolic link inside it) never
+    /// comes back. `FileBrowser`'s own table (ConsoleFilesTests) has the full list.
+    @Test func theFilesRoutesNeverLeaveTheirDirectory() async throws {
+        try await withConsole { console, client, _, url in
+            let auth = try Self.bearer(console)
+            let page = try #require(try await client.get("/api/files/", headers: auth).json() as? [String: Any])
+            let names = (page["entries"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(names.contains("note.txt"))
+            let directory = try #require(try FileManager.default.contentsOfDirectory(
+                at: url.deletingLastPathComponent(), includingPropertiesForKeys: nil
+            ).first { $0.lastPathComponent.hasPrefix("files-") })
+            let secret = directory.deletingLastPathComponent().appendingPathComponent("secret-\(UUID().uuidString).txt")
+            try Data("TOP-SECRET".utf8).write(to: secret)
+            defer { try? FileManager.default.removeItem(at: secret) }
+            try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("link-out"), withDestinationURL: secret)
+            let name = secret.lastPathComponent
+            for prefix in ["/files/", "/api/files/"] {
+                for path in [
+                    "../\(name)", "..%2f\(name)", "%2e%2e/\(name)", "%2E%2E%2F\(name)", ".%2e/\(name)", "%252e%252e/\(name)",
+                    "link-out", "/\(secret.path)", "%2f\(secret.path.dropFirst())", "..%5c\(name)", "note.txt%00",
+                    "%c0%ae%c0%ae/\(name)", "%e2%80%a4%e2%80%a4/\(name)", "%ef%bc%8e%ef%bc%8e/\(name)", "./note.txt",
+                ] {
+                    let response = try await client.get(prefix + path, headers: auth)
+                    #expect((400...404).contains(response.status), "\(prefix)\(path) answered \(response.status)")
+                    #expect(!response.text.contains("TOP-SECRET"), "\(prefix)\(path) leaked the secret")
+                }
+            }
+            let note = try await client.get("/files/note.txt", headers: auth)
+            #expect(note.text == "hello\n")
+            #expect(note.header("content-disposition")?.hasPrefix("attachment") == true)
+            let preview = try #require(try await client.get("/api/files/note.txt", headers: auth).json() as? [String: Any])
+            #expect((preview["preview"] as? [String: Any])?["text"] as? String == "hello\n")
         }
     }
 

@@ -62,8 +62,13 @@ final class RawHTTPClient: Sendable {
     deinit { close() }
 
     /// Connects to `host`:`port`; `receiveBuffer` sets `SO_RCVBUF` first (a small one makes a
-    /// client that stops reading fill up sooner).
-    static func connect(host: String = "127.0.0.1", port: UInt16, receiveBuffer: Int32? = nil) async throws -> RawHTTPClient {
+    /// client that stops reading fill up sooner). `sending` is written as soon as the connection
+    /// is made, on the same thread: a `send` after this returns waits for a thread of the
+    /// concurrency pool first, and in a busy parallel run that wait can outlast a short idle
+    /// timeout, which then rightly closes a connection that sent nothing.
+    static func connect(
+        host: String = "127.0.0.1", port: UInt16, receiveBuffer: Int32? = nil, sending: String? = nil
+    ) async throws -> RawHTTPClient {
         try await onOwnThread {
             let isIPv6 = host.contains(":")
             let descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(O_CLOEXEC), 0)
@@ -91,6 +96,7 @@ final class RawHTTPClient: Sendable {
                 }
             }
             guard result == 0 else { throw Failure.system("connect", errno) }
+            if let sending { try client.sendAll(Array(sending.utf8)) }
             return client
         }
     }
@@ -102,19 +108,13 @@ final class RawHTTPClient: Sendable {
 
     /// Writes `bytes`, all of them.
     func send(_ bytes: [UInt8]) async throws {
-        try await onOwnThread { [descriptor] in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes.withUnsafeBytes { raw in
-                    Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                }
-                if sent < 0 {
-                    if errno == EINTR { continue }
-                    throw Failure.system("send", errno)
-                }
-                offset += sent
-            }
-        }
+        try await onOwnThread { try self.sendAll(bytes) }
+    }
+
+    /// Writes `text` as UTF-8 on the calling thread, blocking: for a test already on a thread of
+    /// its own, where a hop to another would cost it a wait for the pool.
+    func sendNow(_ text: String) throws {
+        try sendAll(Array(text.utf8))
     }
 
     /// Reads one response within `seconds`; `toHead` says it answers a HEAD (no body follows).
@@ -167,7 +167,21 @@ final class RawHTTPClient: Sendable {
         if first { _ = Glibc.close(descriptor) }
     }
 
-    // MARK: Blocking reads, on a thread of their own
+    // MARK: Blocking calls, on a thread of their own
+
+    private func sendAll(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in
+                Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw Failure.system("send", errno)
+            }
+            offset += sent
+        }
+    }
 
     private func takeBuffered() -> [UInt8] {
         buffered.withLock { bytes in
