@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import LogStore
+@testable import LogStore
 @testable import LogStoreConsole
 import Testing
 
@@ -156,6 +156,25 @@ struct ConsoleTests {
             let summary = try #require(try await client.get("/api/summary?buckets=10", headers: auth).json() as? [String: Any])
             #expect(summary["total"] as? Int == 50)
             #expect((summary["histogram"] as? [Any])?.count == 10)
+        }
+    }
+
+    /// The hand-written JSON of messages means what `JSONEncoder` writes of the same value,
+    /// for text that needs every escape.
+    @Test func messageJSONMatchesTheEncoder() throws {
+        let text = "quote \" backslash \\ newline \n tab \t nul \u{0} bell \u{7} é 😀 \u{2028} </script>"
+        let message = LogStore.Message(
+            id: 42, createdAt: Date(timeIntervalSince1970: 1_790_000_000.123456), level: .warning, label: "l\"abel",
+            text: text,
+            metadata: ["b": .array([.string("x\n"), .dictionary(["z": .string("\u{1}")])]), "a": .stringConvertible(7)],
+            file: "F.swift", function: "f()", line: 3, threadID: 9, threadName: nil, sessionID: UUID())
+        let range = try #require(text.range(of: "backslash"))
+        for console in [ConsoleMessage(message, matches: [range]), ConsoleMessage(message)] {
+            var json = JSONText()
+            json.message(console)
+            let ours = try JSONSerialization.jsonObject(with: Data(json.bytes)) as? NSDictionary
+            let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(console)) as? NSDictionary
+            #expect(ours != nil && ours == encoded, "\(String(decoding: json.bytes, as: UTF8.self))")
         }
     }
 

@@ -3,7 +3,8 @@ import LogStore
 
 /// A message as the API sends it: times as seconds since 1970 (the page formats them in the
 /// viewer's zone), the level by name, and the matches of a text search as UTF-16 offsets (what
-/// a script's strings count).
+/// a script's strings count). ``JSONText`` writes it on the hot paths; `Encodable` is the
+/// reference it is tested against.
 struct ConsoleMessage: Encodable {
     var id: Int64
     var cursor: String

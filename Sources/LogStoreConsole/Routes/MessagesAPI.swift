@@ -22,10 +22,21 @@ struct MessagesAPI: Sendable {
             query.cursor = cursor
         }
         let page = try await ask { try await store.messages(query) }
-        return JSONBody.response(
-            Page(
-                messages: page.messages.map { ConsoleMessage($0, matches: page.matches[$0.id]) },
-                next: page.nextCursor?.description))
+        return Self.response(page.messages.map { ConsoleMessage($0, matches: page.matches[$0.id]) }, next: page.nextCursor?.description)
+    }
+
+    /// A page as JSON, `{"messages":[…],"next":"…"}` (``Page``'s keys), written by ``JSONText``.
+    static func response(_ messages: [ConsoleMessage], next: String?) -> HTTPResponse {
+        var json = JSONText(capacity: 256 * messages.count + 64)
+        json.raw("{\"messages\":[")
+        for (index, message) in messages.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.message(message)
+        }
+        json.raw("]")
+        if let next { json.raw(",\"next\":"); json.string(next) }
+        json.raw("}")
+        return ResponseHeaders.response(contentType: JSONBody.contentType, json.bytes)
     }
 
     /// One message by id.
@@ -33,7 +44,9 @@ struct MessagesAPI: Sendable {
         let query = MessageQuery(order: .newestFirst, limit: 1, cursor: MessageQuery.Cursor(lastID: id + 1), includesTaskMessages: true)
         let page = try await ask { try await store.messages(query) }
         guard let message = page.messages.first, message.id == id else { throw .notFound("no message has id \(id)") }
-        return JSONBody.response(ConsoleMessage(message))
+        var json = JSONText()
+        json.message(ConsoleMessage(message))
+        return ResponseHeaders.response(contentType: JSONBody.contentType, json.bytes)
     }
 
     /// The `count` messages before `id` and the `count` after it (every level and label: what
@@ -47,7 +60,7 @@ struct MessagesAPI: Sendable {
         let after = MessageQuery(order: .oldestFirst, limit: count, cursor: MessageQuery.Cursor(lastID: id), includesTaskMessages: true)
         let (older, newer) = try await ask { (try await store.messages(before), try await store.messages(after)) }
         guard older.messages.first?.id == id else { throw .notFound("no message has id \(id)") }
-        return JSONBody.response(Page(messages: (older.messages.reversed() + newer.messages).map { ConsoleMessage($0) }, next: nil))
+        return Self.response((older.messages.reversed() + newer.messages).map { ConsoleMessage($0) }, next: nil)
     }
 
     /// Totals by level and label, and a histogram of `buckets` (default 60) over the filters'
@@ -56,13 +69,6 @@ struct MessagesAPI: Sendable {
         let query = try MessageFilters.query(parameters)
         let buckets = try MessageFilters.integer(parameters, "buckets", in: 1...500, default: 60)
         return JSONBody.response(try await ask { try await store.summary(query, buckets: buckets) })
-    }
-
-    /// A page as the API sends it.
-    struct Page: Encodable {
-        var messages: [ConsoleMessage]
-        /// The cursor of the next page; absent on the last.
-        var next: String?
     }
 }
 

@@ -37,8 +37,7 @@ struct TailEvents: Sendable {
                             let data = try JSONBody.line(["from": gap.skippedIDs.lowerBound, "to": gap.skippedIDs.upperBound])
                             try await writer.write(Array("event: gap\ndata: \(data)\n\n".utf8))
                         }
-                        let data = try JSONBody.line(ConsoleMessage(message))
-                        try await writer.write(Array("id: \(MessageQuery.Cursor(lastID: message.id))\ndata: \(data)\n\n".utf8))
+                        try await writer.write(Self.event(ConsoleMessage(message)))
                     }
                 }
                 group.addTask {
@@ -53,6 +52,14 @@ struct TailEvents: Sendable {
                 group.cancelAll()
             }
         })
+    }
+
+    /// A message's event: its cursor as the id, its JSON (one line: ``JSONText`` escapes line
+    /// breaks) as the data.
+    static func event(_ message: ConsoleMessage) -> [UInt8] {
+        var json = JSONText()
+        json.message(message)
+        return Array("id: \(message.cursor)\ndata: ".utf8) + json.bytes + Array("\n\n".utf8)
     }
 
     private static func start(_ request: HTTPRequest, _ parameters: QueryParameters) throws(ConsoleRequestError) -> TailStart {
