@@ -206,9 +206,11 @@ struct ConsoleTests {
         try await withConsole(messages: 0) { console, client, _, url in
             let auth = try Self.bearer(console)
             let count = 600
-            async let followed = client.events("/api/tail?label=child", headers: auth, count: count, seconds: 60)
-            // The stream is open (its first bytes came) before the child starts: `last=0` means
-            // only what is committed after that.
+            // From the store's first id (`after=m0`), not "now": in a busy parallel run the
+            // stream may open only after the child logged some or all of its messages, and
+            // those must come too, in the same order. (The browser test waits for an open
+            // stream before the child starts.)
+            async let followed = client.events("/api/tail?label=child&after=m0", headers: auth, count: count, seconds: 60)
             try await Task.sleep(for: .milliseconds(300))
             let child = try await SpawnedProcess.run(testHelperExecutable, ["writers", url.path, "\(count)", "child"], seconds: 60)
             #expect(child.status == 0, "\(child.output)")

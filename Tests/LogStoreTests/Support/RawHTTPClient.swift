@@ -118,18 +118,18 @@ final class RawHTTPClient: Sendable {
     }
 
     /// Reads one response within `seconds`; `toHead` says it answers a HEAD (no body follows).
-    func response(toHead: Bool = false, seconds: Double = 10) async throws -> Response {
+    func response(toHead: Bool = false, seconds: Double = 60) async throws -> Response {
         try await onOwnThread { try self.readResponse(toHead: toHead, headOnly: false, seconds: seconds) }
     }
 
     /// Reads a response's status line and fields only, leaving its body unread.
-    func responseHead(seconds: Double = 10) async throws -> Response {
+    func responseHead(seconds: Double = 60) async throws -> Response {
         try await onOwnThread { try self.readResponse(toHead: false, headOnly: true, seconds: seconds) }
     }
 
     /// Reads until `count` bytes past the head have arrived (or the connection ends), within
     /// `seconds`; returns what arrived.
-    func read(atLeast count: Int, seconds: Double = 10) async throws -> [UInt8] {
+    func read(atLeast count: Int, seconds: Double = 60) async throws -> [UInt8] {
         try await onOwnThread {
             let deadline = Date().addingTimeInterval(TimeScale.scaled(seconds))
             var bytes = self.takeBuffered()
