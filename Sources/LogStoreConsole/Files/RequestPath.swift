@@ -43,7 +43,7 @@ struct RequestPath: Sendable, Equatable {
         // refused before any work proportional to it.
         if raw.count > 3 * Self.maximumPathBytes { throw .pathTooLong(raw.count) }
         if raw.contains(UInt8(ascii: "\\")) { throw .backslash }
-        let bytes = try Self.percentDecoded(raw)
+        guard let bytes = PercentDecoding.bytes(raw, plusIsSpace: false) else { throw .malformedEscape }
         if bytes.count > Self.maximumPathBytes { throw .pathTooLong(bytes.count) }
         // Bytes first: a NUL or control byte is refused before it could cut a C string short,
         // and `%5c` is found whatever the UTF-8 around it.
@@ -72,34 +72,5 @@ struct RequestPath: Sendable, Equatable {
     /// The path with `name` appended (a name read from a listing, already checked).
     func appending(checked name: String) -> RequestPath {
         RequestPath(checkedSegments: segments + [name])
-    }
-
-    /// `raw` with each `%XX` replaced by its byte, once.
-    private static func percentDecoded(_ raw: [UInt8]) throws(FileAccessError) -> [UInt8] {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(raw.count)
-        var index = 0
-        while index < raw.count {
-            guard raw[index] == UInt8(ascii: "%") else {
-                decoded.append(raw[index])
-                index += 1
-                continue
-            }
-            guard index + 2 < raw.count, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2]) else {
-                throw .malformedEscape
-            }
-            decoded.append(high << 4 | low)
-            index += 3
-        }
-        return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -5,14 +5,21 @@ enum PercentDecoding {
     /// `text` with each `%XX` replaced by its byte, and `+` by a space when `plusIsSpace` (a
     /// query's form encoding); nil when an escape is malformed or the result is not UTF-8.
     static func decode(_ text: Substring, plusIsSpace: Bool) -> String? {
-        let bytes = Array(text.utf8)
+        bytes(text.utf8, plusIsSpace: plusIsSpace).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The bytes `raw` stands for, each `%XX` replaced by its byte once (and `+` by a space when
+    /// `plusIsSpace`); nil when a `%` is not followed by two hex digits. The file browser reads
+    /// these bytes before any UTF-8 check: it refuses control bytes by value first.
+    static func bytes(_ raw: some Collection<UInt8>, plusIsSpace: Bool) -> [UInt8]? {
+        let raw = Array(raw)
         var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
+        decoded.reserveCapacity(raw.count)
         var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
+        while index < raw.count {
+            let byte = raw[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                guard index + 2 < raw.count, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2])
                 else { return nil }
                 decoded.append(high << 4 | low)
                 index += 3
@@ -21,7 +28,7 @@ enum PercentDecoding {
                 index += 1
             }
         }
-        return String(validating: decoded, as: UTF8.self)
+        return decoded
     }
 
     /// `text` percent-encoded for a query value or a path segment: everything but unreserved
