@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import LogStore
@@ -68,36 +67,5 @@ enum ServeCommand: Command {
         limit.rlim_cur = limit.rlim_max
         // Not raised: the console still serves, with fewer connections at once.
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-}
-
-/// SIGINT or SIGTERM, awaited. From its creation the signals are ignored by the process (so
-/// their default action does not kill it before ``wait()``) and handled by dispatch sources
-/// instead; their default actions come back once it is cancelled.
-private final class StopSignal {
-    private static let signals = [SIGINT, SIGTERM]
-    private let received: AsyncStream<Void>
-    private let sources: [any DispatchSourceSignal]
-
-    init() {
-        let (received, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        self.received = received
-        sources = Self.signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            return source
-        }
-    }
-
-    /// Returns once a signal came (at once if one came already).
-    func wait() async {
-        for await _ in received { return }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }

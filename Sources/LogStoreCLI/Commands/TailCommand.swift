@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import LogStore
@@ -50,8 +49,24 @@ enum TailCommand: Command {
         try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { store in
             let gaps = GapLog()
             let tail = try await store.tail(query, from: start) { gaps.append($0) }
-            let stop = StopOnSignals(store: store)
-            defer { stop.cancel() }
+            // SIGINT or SIGTERM closes the store, which ends the tail's sequence normally: the
+            // loop then prints the cursor and the command exits with status 0.
+            let stop = StopSignal()
+            let signals = stop.received
+            let closer = Task {
+                // Cancelled (the tail ended by itself): the loop ends without a signal, and the
+                // store is left to the command.
+                for await _ in signals {
+                    // The command closes the store again once the loop ends and reports what
+                    // that close found; nothing here to report twice.
+                    do { try await store.close() } catch {}
+                    return
+                }
+            }
+            defer {
+                closer.cancel()
+                stop.cancel()
+            }
             var labelWidth = 0
             for try await message in tail {
                 for gap in gaps.take() { console.errorLine("logstore: \(gap)") }
@@ -102,37 +117,5 @@ private final class GapLog: Sendable {
             defer { gaps = [] }
             return gaps
         }
-    }
-}
-
-/// Ends a tail on SIGINT or SIGTERM by closing its store, which ends the tail's sequence
-/// normally: the loop then prints the cursor and the command exits with status 0.
-///
-/// The signals are ignored by the process while this is installed (so their default action
-/// does not kill it first) and handled by dispatch sources instead; ``cancel()`` restores the
-/// default actions.
-private final class StopOnSignals {
-    private static let signals = [SIGINT, SIGTERM]
-    private let sources: [any DispatchSourceSignal]
-
-    init(store: LogStore) {
-        sources = Self.signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                Task {
-                    // The command closes the store again once the loop ends and reports what
-                    // that close found; nothing here to report twice.
-                    do { try await store.close() } catch {}
-                }
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }
