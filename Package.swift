@@ -23,7 +23,7 @@ let package = Package(
             description: "LogStoreService and LogStoreConsoleService: the store and its console as swift-service-lifecycle Services, closed on graceful shutdown."),
         .trait(
             name: "Hummingbird",
-            description: "LogStoreRequestMiddleware (module LogStoreHummingbird): records the requests a Hummingbird 2 server handles."),
+            description: "LogStoreRequestMiddleware (module LogStoreHummingbird): records the requests a Hummingbird 2 server handles; LogStoreConsoleRoutes (module LogStoreConsole): the console mounted in a Hummingbird 2 application."),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.8.0"),
         // RouterMiddleware, Request.collectBody(upTo:) and ResponseBodyWriter all exist from 2.0.0 on.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        // HTTPField's names, for the console's response fields under Hummingbird (a dependency of it).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -76,9 +78,12 @@ let package = Package(
             name: "LogStoreConsole",
             dependencies: [
                 "LogStore", "CSQLite", "CLinux",
+                // Under Hummingbird too: mounted live tails end on the application's graceful shutdown.
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
-                    condition: .when(traits: ["ServiceLifecycle"])),
+                    condition: .when(traits: ["ServiceLifecycle", "Hummingbird"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
             ],
             exclude: ["Page/ConsolePage.js", "Page/ConsolePage.css"],
             plugins: ["EmbedViewerAssets"]

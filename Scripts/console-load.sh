@@ -4,6 +4,8 @@
 #   1. wrk -t2 -c1000 on a filtered page of the messages API (bearer token, keep-alive), alone;
 #   2. the same while 500 slowloris connections (slowloris.py below) each trickle one header
 #      byte every 3 s, reconnecting whenever the server closes one (its 10 s head timeout).
+#   3. phase 1 again: memory the server kept after a load is reused by the next one, so its RSS
+#      after this phase is the same as after phase 2 if nothing leaks.
 # Prints requests/s, p50/p99 latency and errors (non-2xx and socket errors, timeouts included)
 # of each phase, the server's RSS (VmRSS of /proc/PID/status) before, during (peak of 2 samples
 # a second) and after, and a verdict: no errors, and a p99 with the slowloris connections no
@@ -181,16 +183,22 @@ wait "$slowloris" 2>/dev/null || true
 slowloris=""
 sleep 3
 rss_after="$(rss_mb)"
+echo "console-load: phase 3: phase 1 again"
+phase again
+sleep 3
+rss_again="$(rss_mb)"
 
 read -r rate1 p50_1 p99_1 non1 err1 <<<"$(summary "$work/alone.wrk")"
 read -r rate2 p50_2 p99_2 non2 err2 <<<"$(summary "$work/slowloris.wrk")"
+read -r rate3 p50_3 p99_3 non3 err3 <<<"$(summary "$work/again.wrk")"
 echo
 echo "| phase | requests/s | p50 ms | p99 ms | non-2xx | socket errors | server RSS peak MB |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 echo "| $connections clients | $rate1 | $p50_1 | $p99_1 | $non1 | $err1 | $(cat "$work/alone.rss") |"
 echo "| $connections clients + $slow_connections slowloris | $rate2 | $p50_2 | $p99_2 | $non2 | $err2 | $(cat "$work/slowloris.rss") |"
+echo "| $connections clients again | $rate3 | $p50_3 | $p99_3 | $non3 | $err3 | $(cat "$work/again.rss") |"
 echo
-echo "server RSS: before $rss_before MB, after $rss_after MB"
+echo "server RSS: before $rss_before MB, after phases 1-2 $rss_after MB, after phase 3 $rss_again MB"
 echo "slowloris: $(cat "$work/slow.out")"
 
 kill -TERM "$server"
@@ -200,12 +208,17 @@ server=""
 echo "logstore serve: exit status $status on SIGTERM"
 
 verdict=0
-if [ "$((non1 + err1 + non2 + err2))" -ne 0 ]; then
+if [ "$((non1 + err1 + non2 + err2 + non3 + err3))" -ne 0 ]; then
     echo "FAIL: errors under load"
     verdict=1
 fi
 if ! awk -v a="$p99_1" -v b="$p99_2" -v t="$tolerance" 'BEGIN { exit !(b <= a * (1 + t)) }'; then
     echo "FAIL: p99 with slowloris connections ($p99_2 ms) is beyond p99 without them ($p99_1 ms) by more than $tolerance"
+    verdict=1
+fi
+# Growth by more than a tenth across a repeated phase is memory the server does not reuse.
+if ! awk -v a="$rss_after" -v b="$rss_again" 'BEGIN { exit !(b <= a * 1.1) }'; then
+    echo "FAIL: the server's RSS grew from $rss_after MB to $rss_again MB over a repeated phase"
     verdict=1
 fi
 [ "$status" -eq 0 ] || { echo "FAIL: logstore serve ended with status $status"; verdict=1; }

@@ -115,7 +115,7 @@ struct ConsoleTests {
             #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"))
             #expect(page.header("x-content-type-options") == "nosniff")
             #expect(page.header("access-control-allow-origin") == nil)
-            #expect(page.text.contains("/console.js"))
+            #expect(page.text.contains("<script src=\"console.js\""))
         }
     }
 

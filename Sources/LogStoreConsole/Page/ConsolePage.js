@@ -110,7 +110,7 @@ function frame() {
       el("a", { href: `#${tab}`, "data-tab": tab }, tab[0].toUpperCase() + tab.slice(1))));
   const header = el("header", {}, el("strong", {}, "LogStore"), el("span", { id: "store" }), tabs, status);
   document.body.append(header, main);
-  api("/api/info").then((info) => {
+  api("api/info").then((info) => {
     document.getElementById("store").textContent =
       `${info.messageCount ?? ""} messages · ${info.taskCount ?? ""} tasks`;
   }).catch((error) => setStatus(error.message, true));
@@ -170,7 +170,7 @@ function renderMessages() {
   const downloads = el("span", { class: "downloads" }, "Download: ",
     ["archive", "ndjson", "text", "html"].map((format) => {
       const query = new URLSearchParams({ ...filters, format });
-      return el("a", { href: `/download?${query}`, download: "" }, format);
+      return el("a", { href: `download?${query}`, download: "" }, format);
     }));
   const details = el("aside", { id: "details" });
   main.append(
@@ -182,7 +182,7 @@ function renderMessages() {
   const body = list.tBodies[0];
   const load = async () => {
     try {
-      const page = await api("/api/messages", { ...filters, cursor, limit: 200 });
+      const page = await api("api/messages", { ...filters, cursor, limit: 200 });
       for (const message of page.messages) body.append(messageRow(message, details));
       cursor = page.next || null;
       more.hidden = !cursor;
@@ -241,7 +241,7 @@ async function showMessage(id, details, known) {
   clear(details);
   let message = known;
   try {
-    if (!message) message = await api(`/api/messages/${encodeURIComponent(id)}`);
+    if (!message) message = await api(`api/messages/${encodeURIComponent(id)}`);
   } catch (error) { details.append(el("p", { class: "error" }, error.message)); return; }
   const permalink = `${location.pathname}#messages?message=${message.id}`;
   const context = el("div", { class: "context" });
@@ -271,7 +271,7 @@ function metadataTree(value) {
 async function showContext(id, container) {
   clear(container);
   try {
-    const page = await api("/api/context", { id, count: 10 });
+    const page = await api("api/context", { id, count: 10 });
     container.append(el("table", { class: "messages context" }, el("tbody", {}, page.messages.map((message) => {
       const row = el("tr", { class: `level-${message.level}${message.id === id ? " current" : ""}` },
         el("td", { class: "time" }, formatTime(message.time)), el("td", { class: "level" }, message.level),
@@ -283,7 +283,7 @@ async function showContext(id, container) {
 
 async function loadHistogram(container, filters) {
   try {
-    const summary = await api("/api/summary", { ...filters, buckets: 60 });
+    const summary = await api("api/summary", { ...filters, buckets: 60 });
     const buckets = summary.histogram || [];
     const peak = Math.max(1, ...buckets.map((bucket) => LEVELS.reduce((sum, level) => sum + (bucket.levels[level] || 0), 0)));
     clear(container);
@@ -328,7 +328,7 @@ function startLive(filters, body, details) {
   const query = new URLSearchParams(filters);
   const newest = body.rows.length ? body.rows[0].dataset.id : null;
   if (newest) query.set("after", `m${newest}`);
-  const source = new EventSource(`/api/tail?${query}`);
+  const source = new EventSource(`api/tail?${query}`);
   state.live = source;
   source.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
@@ -360,7 +360,7 @@ function renderTasks() {
   let cursor = null;
   const load = async () => {
     try {
-      const page = await api("/api/tasks", { ...filters, cursor, limit: 200 });
+      const page = await api("api/tasks", { ...filters, cursor, limit: 200 });
       for (const task of page.tasks) {
         const failed = task.error || (task.statusCode || 0) >= 400;
         const row = el("tr", { class: failed ? "failed" : "", tabindex: 0 },
@@ -401,7 +401,7 @@ function taskStatus(task) {
 async function showTask(id, details) {
   clear(details);
   let task;
-  try { task = await api(`/api/tasks/${encodeURIComponent(id)}`); } catch (error) {
+  try { task = await api(`api/tasks/${encodeURIComponent(id)}`); } catch (error) {
     details.append(el("p", { class: "error" }, error.message));
     return;
   }
@@ -438,7 +438,7 @@ function bodyView(title, key, headers) {
   if (!key) return null;
   const container = el("div", {}, el("h3", {}, title));
   const type = contentType(headers);
-  fetch(`/api/bodies/${encodeURIComponent(key)}`, { credentials: "same-origin" }).then(async (response) => {
+  fetch(`api/bodies/${encodeURIComponent(key)}`, { credentials: "same-origin" }).then(async (response) => {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const bytes = await response.arrayBuffer();
     const image = ["image/png", "image/jpeg", "image/gif", "image/webp"].find((kind) => type.startsWith(kind));
@@ -450,7 +450,7 @@ function bodyView(title, key, headers) {
     let shown = text;
     if (type.includes("json")) { try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch (error) { shown = text; } }
     container.append(el("pre", { class: "body" }, shown.length > 200000 ? shown.slice(0, 200000) + "\n…" : shown),
-      el("a", { href: `/api/bodies/${encodeURIComponent(key)}`, download: "" }, `Download (${formatBytes(bytes.byteLength)})`));
+      el("a", { href: `api/bodies/${encodeURIComponent(key)}`, download: "" }, `Download (${formatBytes(bytes.byteLength)})`));
   }).catch((error) => container.append(el("p", { class: "error" }, error.message)));
   return container;
 }
@@ -483,7 +483,7 @@ function renderHost() {
   main.append(now, sessions);
   const refresh = async () => {
     try {
-      const current = await api("/api/host");
+      const current = await api("api/host");
       const host = current.host, process = current.process;
       const facts = [["OS", host.osPrettyName || `${host.osName} ${host.osVersion}`], ["Kernel", host.kernelVersion],
         ["CPU", `${host.cpuModel} × ${host.cpuCount}`], ["Product", host.productName || "—"],
@@ -499,7 +499,7 @@ function renderHost() {
   };
   refresh();
   state.hostTimer = setInterval(refresh, 5000);
-  api("/api/sessions").then((list) => {
+  api("api/sessions").then((list) => {
     sessions.append(el("table", { class: "sessions" },
       el("thead", {}, el("tr", {}, ["Started", "App", "Host", "Changes"].map((name) => el("th", {}, name)))),
       el("tbody", {}, list.slice().reverse().map((session) => el("tr", { class: session.hostChanges && session.hostChanges.length ? "changed" : "" },
@@ -511,7 +511,7 @@ function renderHost() {
 }
 
 function renderHistory() {
-  api("/api/history").then((status) => {
+  api("api/history").then((status) => {
     main.append(el("pre", { class: "history" }, JSON.stringify(status, null, 2)));
   }).catch((error) => setStatus(error.message, true));
 }
@@ -537,16 +537,16 @@ function renderFiles() {
         el("td", {}, entry.modified ? formatTime(entry.modified) : ""));
     }))), answer.omitted ? el("p", {}, `${answer.omitted} more not listed.`) : null].filter(Boolean));
   };
-  api(`/api/files/${path}`).then((answer) => {
+  api(`api/files/${path}`).then((answer) => {
     if (answer.entries) { showListing(path, answer); return; }
     showPreview(answer, preview, path);
     const parent = path.split("/").slice(0, -1).join("/");
-    return api(`/api/files/${parent}`).then((listed) => showListing(parent, listed));
+    return api(`api/files/${parent}`).then((listed) => showListing(parent, listed));
   }).catch((error) => setStatus(error.message, true));
 }
 
 function showPreview(answer, container, encodedPath) {
-  container.append(el("h2", {}, answer.name || ""), el("p", {}, el("a", { href: `/files/${encodedPath}`, download: "" }, `Download (${formatBytes(answer.size)})`),
+  container.append(el("h2", {}, answer.name || ""), el("p", {}, el("a", { href: `files/${encodedPath}`, download: "" }, `Download (${formatBytes(answer.size)})`),
     ` · modified ${formatTime(answer.modified)}`));
   const preview = answer.preview || {};
   if (preview.text !== undefined) container.append(el("pre", { class: "body" }, preview.text + (preview.truncated ? "\n…" : "")));

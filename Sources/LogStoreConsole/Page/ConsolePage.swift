@@ -12,11 +12,11 @@ enum ConsolePage {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>LogStore console</title>
-            <link rel="stylesheet" href="/console.css">
-            <script src="/console.js" defer></script>
+            <link rel="stylesheet" href="console.css">
+            <script src="console.js" defer></script>
             </head>
             <body data-files="\(hasFiles ? "1" : "0")">
-            <noscript>The console needs JavaScript; its API answers without it (see /api/messages).</noscript>
+            <noscript>The console needs JavaScript; its API answers without it (see api/messages).</noscript>
             </body>
             </html>
             """

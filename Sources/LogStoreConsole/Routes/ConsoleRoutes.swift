@@ -2,7 +2,8 @@ import LogStore
 
 /// The console's routes: checks every request's host and token, then answers it. Read-only,
 /// always: nothing here writes to the store or the file system (downloads are exported into
-/// the console's own scratch directory).
+/// the console's own scratch directory). Paths are the console's own: mounted under a prefix in
+/// an application, the adapter strips it first, and the page's links are relative.
 ///
 /// | route | answer |
 /// |---|---|
@@ -17,7 +18,9 @@ import LogStore
 /// | `/api/files/{path}`, `/files/{path}` | the file browser's listing or preview, a file (with `--files`) |
 /// | `/download` | the current filters as an archive, NDJSON, text, HTML or HAR |
 struct ConsoleRoutes: HTTPHandler {
-    let access: ConsoleAccess
+    /// The token and host check; nil when the application the routes are mounted in guards
+    /// them with its own authentication.
+    let access: ConsoleAccess?
     let messages: MessagesAPI
     let tail: TailEvents
     let tasks: TasksAPI
@@ -25,7 +28,7 @@ struct ConsoleRoutes: HTTPHandler {
     let downloads: Downloads
     let files: FilesAPI?
 
-    init(store: LogStore, access: ConsoleAccess, downloads: Downloads, files: FilesAPI?) {
+    init(store: LogStore, access: ConsoleAccess?, downloads: Downloads, files: FilesAPI?) {
         self.access = access
         messages = MessagesAPI(store: store)
         tail = TailEvents(store: store)
@@ -38,8 +41,7 @@ struct ConsoleRoutes: HTTPHandler {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         do {
             let parameters = try QueryParameters(request.query)
-            let tokenInQuery = try access.check(request, parameters: parameters)
-            if tokenInQuery, request.path == "/" {
+            if let access, try access.check(request, parameters: parameters), request.path == "/" {
                 // The token leaves the address bar (and the history) for the cookie.
                 return HTTPResponse(
                     status: 303, headers: ResponseHeaders.common + [("Location", "/"), ("Set-Cookie", access.cookie)])
