@@ -64,16 +64,7 @@ public final class LogStoreConsole: Sendable {
     /// - Throws: ``ConsoleError`` when the address cannot be bound or the files directory is
     ///   not one.
     public static func start(store: LogStore, configuration: Configuration = Configuration()) async throws -> LogStoreConsole {
-        let files: FilesAPI?
-        if let directory = configuration.filesDirectory {
-            do {
-                files = FilesAPI(browser: try FileBrowser(root: directory))
-            } catch {
-                throw ConsoleError.filesDirectory(directory.path, String(describing: error))
-            }
-        } else {
-            files = nil
-        }
+        let files = try FilesAPI.serving(configuration.filesDirectory)
         let scratch = try ScratchDirectory.make()
         let downloads = Downloads(store: store, directory: scratch)
         // The routes need the bound port (for the Host check) before the first request; the

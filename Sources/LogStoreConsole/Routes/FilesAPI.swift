@@ -7,6 +7,17 @@ import Foundation
 struct FilesAPI: Sendable {
     let browser: FileBrowser
 
+    /// The files of `directory`, or nil without one (a console showing no files).
+    /// - Throws: ``ConsoleError/filesDirectory(_:_:)`` when it is missing or not a directory.
+    static func serving(_ directory: URL?) throws(ConsoleError) -> FilesAPI? {
+        guard let directory else { return nil }
+        do {
+            return FilesAPI(browser: try FileBrowser(root: directory))
+        } catch {
+            throw .filesDirectory(directory.path, String(describing: error))
+        }
+    }
+
     /// A directory's entries, or a file's preview.
     func describe(_ rawPath: String, _ parameters: QueryParameters) async throws(ConsoleRequestError) -> HTTPResponse {
         let browser = browser

@@ -32,16 +32,7 @@ public final class LogStoreConsoleRoutes: Sendable {
     /// - Throws: ``ConsoleError/filesDirectory(_:_:)`` when `filesDirectory` is not a
     ///   directory; a `CocoaError` when the temporary directory (for downloads) is not writable.
     public init(store: LogStore, filesDirectory: URL? = nil) throws {
-        let files: FilesAPI?
-        if let filesDirectory {
-            do {
-                files = FilesAPI(browser: try FileBrowser(root: filesDirectory))
-            } catch {
-                throw ConsoleError.filesDirectory(filesDirectory.path, String(describing: error))
-            }
-        } else {
-            files = nil
-        }
+        let files = try FilesAPI.serving(filesDirectory)
         scratch = try ScratchDirectory.make()
         downloads = Downloads(store: store, directory: scratch)
         routes = ConsoleRoutes(store: store, access: nil, downloads: downloads, files: files)
@@ -84,46 +75,52 @@ public final class LogStoreConsoleRoutes: Sendable {
         }
         let body: ResponseBody
         switch response.body {
+        case .bytes(let bytes) where isHead:
+            body = ResponseBody(contentLength: bytes.count) { writer in try await writer.finish(nil) }
+        case .stream(let length, _) where isHead:
+            body = ResponseBody(contentLength: length.flatMap { Int(exactly: $0) }) { writer in try await writer.finish(nil) }
         case .bytes(let bytes):
-            body = isHead
-                ? ResponseBody(contentLength: bytes.count) { writer in try await writer.finish(nil) }
-                : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+            body = ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
         case .stream(let length, let write):
-            let count = length.flatMap { Int(exactly: $0) }
-            body = isHead
-                ? ResponseBody(contentLength: count) { writer in try await writer.finish(nil) }
-                : ResponseBody(contentLength: count) { writer in
-                    let pipe = HTTPBodyPipe()
-                    // A body without a length (a live tail) never ends by itself: the
-                    // application's graceful shutdown ends it, as stop() does for serve, since
-                    // the server waits for open responses. A download runs to its end.
-                    async let produced: Void = {
-                        defer { pipe.finish() }
-                        if count == nil {
-                            try await cancelWhenGracefulShutdown { try await write(pipe) }
-                        } else {
-                            try await write(pipe)
-                        }
-                    }()
-                    do {
-                        while let chunk = await pipe.read() {
-                            try await writer.write(ByteBuffer(bytes: chunk))
-                        }
-                    } catch {
-                        // The client is gone: the producer's next write throws, and it ends.
-                        pipe.fail()
-                        try? await produced
-                        throw error
-                    }
-                    do {
-                        try await produced
-                    } catch is CancellationError where count == nil {
-                        // Ended by the shutdown: the stream ends cleanly (EventSource reconnects).
-                    }
-                    try await writer.finish(nil)
-                }
+            body = streamed(length: length.flatMap { Int(exactly: $0) }, write)
         }
         return Response(status: .init(code: response.status), headers: fields, body: body)
+    }
+
+    /// A streamed body: `write` fills an ``HTTPBodyPipe`` that Hummingbird's writer drains.
+    private static func streamed(
+        length: Int?, _ write: @escaping @Sendable (any HTTPBodyWriter) async throws -> Void
+    ) -> ResponseBody {
+        ResponseBody(contentLength: length) { writer in
+            let pipe = HTTPBodyPipe()
+            // A body without a length (a live tail) never ends by itself: the application's
+            // graceful shutdown ends it, as stop() does for serve, since the server waits for
+            // open responses. A download runs to its end.
+            async let produced: Void = {
+                defer { pipe.finish() }
+                if length == nil {
+                    try await cancelWhenGracefulShutdown { try await write(pipe) }
+                } else {
+                    try await write(pipe)
+                }
+            }()
+            do {
+                while let chunk = await pipe.read() {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+            } catch {
+                // The client is gone: the producer's next write throws, and it ends.
+                pipe.fail()
+                try? await produced
+                throw error
+            }
+            do {
+                try await produced
+            } catch is CancellationError where length == nil {
+                // Ended by the shutdown: the stream ends cleanly (EventSource reconnects).
+            }
+            try await writer.finish(nil)
+        }
     }
 }
 
