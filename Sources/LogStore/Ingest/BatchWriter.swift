@@ -69,6 +69,12 @@ final class BatchWriter {
     var history: HistoryRecorder? {
         didSet { blobs.history = history }
     }
+    /// For a process opened without a history configuration on a store that recorded no
+    /// history yet: asked at the start of every transaction whether some author has registered
+    /// since (in any process: a registration is a write, so it is serialized with this one),
+    /// and then gives the recorder this process writes under from that transaction on. Nil once
+    /// it gave one, and for every other store.
+    var lateHistory: ((Connection) throws -> HistoryRecorder?)?
     /// This session's row was inserted on its own (the first batch of a store opened for
     /// maintenance), so the next batch's transaction records its insert.
     private var sessionInsertToRecord = false
@@ -371,10 +377,18 @@ final class BatchWriter {
     /// files of unlinked bodies (commit) or the files of bodies the rolled-back transaction
     /// added (rollback), and the caches that could point at rolled-back rows are cleared.
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        // The late start of history this transaction made, undone with it: its registration
+        // rolls back too.
+        var lateStart: ((Connection) throws -> HistoryRecorder?)?
         do {
             let value = try connection.transaction(.immediate) {
                 // Every WAL this writes then holds the store's identity (Schema.version8).
                 try connection.cachedStatement(StoreIdentity.countCommitSQL).run()
+                if let lateHistory, history == nil, let recorder = try lateHistory(connection) {
+                    history = recorder
+                    lateStart = lateHistory
+                    self.lateHistory = nil
+                }
                 let value = try body()
                 try history?.flush(connection)
                 return value
@@ -385,6 +399,10 @@ final class BatchWriter {
             return value
         } catch {
             history?.discard()
+            if let lateStart {
+                history = nil
+                lateHistory = lateStart
+            }
             reportFileDeletionFailures(blobs.didRollBack())
             resetCaches()
             throw error

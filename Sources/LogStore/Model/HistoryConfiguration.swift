@@ -119,6 +119,10 @@ public struct HistoryConfiguration: Sendable, Hashable {
 
     /// What the batch author of a process that opened a recording store without a history
     /// configuration is named with, before its process name (`unconfigured:logstore`).
+    ///
+    /// Such a process records from the moment the store records: when it opened the store
+    /// before any author existed, its first transaction after an author registered (in any
+    /// process) is recorded, and every one after it.
     public static let unconfiguredAuthorPrefix = "unconfigured:"
 
     /// The authors whose registration cleanup waits for: every consumer, batch authors aside.

@@ -96,6 +96,12 @@ enum StoreOpener {
             transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit),
             searchPartitionBytes: configuration.sizeLimit / SearchIndex.partitionsPerStore)
         batchWriter.history = prepared.history
+        if prepared.history == nil && configuration.history == nil {
+            batchWriter.lateHistory = { connection in
+                guard try connection.integer(HistoryTables.anyAuthorSQL) != nil else { return nil }
+                return try recorder(for: implicitHistoryConfiguration, on: connection)
+            }
+        }
         let openBackgroundReader: (@Sendable () throws -> Connection)? =
             readsThroughWriter ? nil : { @Sendable in try openReader(directory: directory, options: options) }
         let writer = StoreWriter(
@@ -113,12 +119,33 @@ enum StoreOpener {
     /// has made the store record one: as a batch author named after the process, so a sweep or
     /// a removal from a maintenance tool (`logstore sweep` from cron) still appears in the
     /// history, with its tombstones, and consumers learn what went.
+    ///
+    /// A store no author has made record history yet gets its writer a ``LateHistoryStart``
+    /// instead: the first author may register in another process while this one writes.
     private static func implicitHistory(_ connection: Connection) throws -> HistoryConfiguration? {
         guard try Migrations.currentVersion(connection) >= Migrations.firstVersionWithHistory,
             try connection.integer(HistoryTables.anyAuthorSQL) != nil
         else { return nil }
+        return implicitHistoryConfiguration
+    }
+
+    static var implicitHistoryConfiguration: HistoryConfiguration {
         let name = "\(HistoryConfiguration.unconfiguredAuthorPrefix)\(ProcessInfo.processInfo.processName)"
         return HistoryConfiguration(currentAuthor: name, batchAuthors: [name])
+    }
+
+    /// Registers `history` as the current author, in a transaction of its own when `connection`
+    /// is not in one already.
+    static func recorder(for history: HistoryConfiguration, on connection: Connection) throws -> HistoryRecorder {
+        let fields = try HistoryTombstoneFields.validated(history.tombstones)
+        let register = {
+            try HistoryRecorder(
+                authorID: HistoryAuthors.register(
+                    history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor),
+                    guardsRetention: history.retentionGuard, naming: history.requiredAuthors, on: connection),
+                tombstoneFields: fields, movesCursorPastOwnChanges: !history.includesOwnChanges)
+        }
+        return connection.isInTransaction ? try register() : try connection.transaction(.immediate, register)
     }
 
     /// The writer's part of the open that can still fail: settings, the identity check, the
@@ -148,14 +175,7 @@ enum StoreOpener {
         var current = session
         current.hostChanges = previousHost.map { session.host.changes(since: $0) } ?? []
         let history = try (configuration.history ?? implicitHistory(connection)).map { history in
-            let fields = try HistoryTombstoneFields.validated(history.tombstones)
-            return try connection.transaction(.immediate) {
-                try HistoryRecorder(
-                    authorID: HistoryAuthors.register(
-                        history.currentAuthor, isBatch: history.batchAuthors.contains(history.currentAuthor),
-                        guardsRetention: history.retentionGuard, naming: history.requiredAuthors, on: connection),
-                    tombstoneFields: fields, movesCursorPastOwnChanges: !history.includesOwnChanges)
-            }
+            try recorder(for: history, on: connection)
         }
         let sessionRecord = configuration.recordsSessionOnOpen
             ? try insertSession(current, into: connection, history: history) : try unrecordedSession(current)

@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LogStore
+
+/// A process that opened the store before any author existed records its changes from the
+/// moment an author registers, in whichever process: a shipper started beside a running app
+/// must not miss what the app logs after it.
+@Suite("History starts in processes already writing")
+struct HistoryLateAuthorTests {
+    @Test func aWriterOpenedBeforeTheFirstAuthorRecordsWhatItCommitsAfterIt() async throws {
+        let helper = ExitDrainTests.helper
+        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url, options: [.create]) { _ in }
+            // 400 messages at 100 a second: the author registers while the child writes.
+            let writer = try ChildProcess(helper, ["steady", url.path, "400", "100"])
+            defer { writer.stop() }
+            try await waitFor(seconds: 60) {
+                try await withStore(at: url, options: []) { store in try await Self.lastMessageID(store) >= 20 }
+            }
+            let delivered = Mutex<[Int64]>([])
+            try await withStore(at: url, options: [], configuration: historyConfiguration("shipper")) { store in
+                // Committed before the registration, or just after it: everything above is history.
+                let before = try await Self.lastMessageID(store)
+                await store.registerMergeHook { batch in
+                    let ids = batch.transactions.flatMap(\.changes)
+                        .filter { $0.entity == .message && $0.operation == .insert }.flatMap { $0.ids.map { $0 } }
+                    delivered.withLock { $0 += ids }
+                    return .goOn
+                }
+                #expect(try await writer.waitForExit(seconds: 60) == 0)
+                let last = try await Self.lastMessageID(store)
+                #expect(last > before + 100, "the child wrote most of its messages after the registration")
+                try await waitFor(seconds: 30) { delivered.withLock { $0.last } == last }
+                let got = delivered.withLock { $0 }
+                #expect(Set(got).count == got.count, "no insert delivered twice")
+                let first = try #require(got.first)
+                #expect(first <= before + 1, "the first insert after the registration came")
+                #expect(got == Array(first...last), "every insert after the registration came, in order")
+            }
+            let authors = try await withStore(at: url, options: []) { store in
+                try await store.read { db in try db.rows("SELECT name, kind FROM history_authors ORDER BY name") }
+            }
+            #expect(authors.contains { $0[0].text == "\(HistoryConfiguration.unconfiguredAuthorPrefix)LogStoreTestHelper" && $0[1].integer == 1 },
+                    "the child wrote as the implicit batch author: \(authors)")
+        }
+    }
+
+    static func lastMessageID(_ store: LogStore) async throws -> Int64 {
+        try await store.read { db in try db.rows("SELECT coalesce(max(id), 0) FROM messages").first?[0].integer ?? 0 }
+    }
+}
