@@ -65,6 +65,7 @@ public enum LogStoreCommand {
         ExportCommand.self,
         HistoryCommand.self,
         ServeCommand.self,
+        ShipCommand.self,
     ]
 
     static let usageStatus = ExitStatus.usage

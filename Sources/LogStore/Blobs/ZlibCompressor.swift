@@ -38,11 +38,14 @@ final class ZlibCompressor {
     /// - Parameters:
     ///   - level: -1 (zlib default) or 0...9. Other values throw `ZlibError.streamError`.
     ///   - outputChunkSize: size of the internal output buffer, and so the largest chunk a sink receives.
-    init(level: Int = ZlibCompressor.defaultLevel, outputChunkSize: Int = 64 << 10) throws(ZlibError) {
+    ///   - gzip: write the gzip container (RFC 1952, HTTP's `Content-Encoding: gzip`) instead of zlib's.
+    init(level: Int = ZlibCompressor.defaultLevel, outputChunkSize: Int = 64 << 10, gzip: Bool = false) throws(ZlibError) {
         guard (-1...9).contains(level) else {
             throw .streamError(code: Z_STREAM_ERROR, message: "invalid compression level \(level) (use -1 or 0...9)")
         }
-        self.stream = try ZlibStream.open { logstore_deflate_init($0, Int32(level)) }
+        self.stream = try ZlibStream.open {
+            gzip ? logstore_deflate_init_gzip($0, Int32(level)) : logstore_deflate_init($0, Int32(level))
+        }
         self.level = level
         self.outputCapacity = ZlibStream.outputWindowSize(outputChunkSize)
         self.outputBuffer = .allocate(capacity: outputCapacity)

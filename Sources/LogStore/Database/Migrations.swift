@@ -12,6 +12,7 @@ enum Migrations {
         Step(sql: Schema.version6), Step(sql: Schema.version7), Step(sql: Schema.version8),
         Step(sql: Schema.version9), Step(sql: Schema.version10),
         Step(sql: Schema.version11, apply: Schema.dropEmptyFirstPartition),
+        Step(sql: Schema.version12),
     ]
 
     /// One migration.
@@ -55,6 +56,9 @@ enum Migrations {
     /// The first schema version whose full-text index of messages is in partitions
     /// (`search_partitions`), with `id_floors`.
     static let firstVersionWithSearchPartitions = 11
+
+    /// The first schema version with `shippers` (``LogShipper``'s progress and counters).
+    static let firstVersionWithShippers = 12
 
     /// The oldest schema an archive may hold: archives came with schema 6. An archive of an
     /// older library (schema 6 up to ``latestVersion``) opens with its private copy migrated.

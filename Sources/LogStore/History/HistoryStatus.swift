@@ -130,6 +130,8 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
     public var lastCleanup: Date?
     /// The sequence number the last cleanup deleted through (0 before the first).
     public var cleanedThrough: Int64
+    /// The authors that ship the store elsewhere (``LogShipper``), with their counters.
+    public var shippers: [ShipperStatus] = []
     /// What a cleanup would delete through now (the manual cleaner and the automatic
     /// strategies follow one rule): the lowest cursor of the registered required authors that
     /// have not retired, or the end of history when there is none. `nil` without authors.
@@ -190,7 +192,7 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case authors, changeCount, byteCount, firstSequence, lastSequence, lastCleanup, cleanedThrough,
-             cleanupLimit, cleanableChangeCount, retentionGuardIsOn
+             cleanupLimit, cleanableChangeCount, retentionGuardIsOn, shippers
     }
 
     /// Encodes every property, `null` for those without a value, so the keys never vary, and
@@ -207,5 +209,6 @@ public struct HistoryStatus: Sendable, Hashable, Encodable {
         try container.encode(cleanupLimit, forKey: .cleanupLimit)
         try container.encode(cleanableChangeCount, forKey: .cleanableChangeCount)
         try container.encode(retentionGuardIsOn, forKey: .retentionGuardIsOn)
+        try container.encode(shippers, forKey: .shippers)
     }
 }

@@ -35,7 +35,7 @@ enum MetadataJSON {
         output.append(UInt8(ascii: "}"))
     }
 
-    private static func write(_ value: LogStore.MetadataValue, to output: inout [UInt8]) {
+    static func write(_ value: LogStore.MetadataValue, to output: inout [UInt8]) {
         switch value {
         case .string(let text): write(text, to: &output)
         case .stringConvertible(let convertible): write(convertible.description, to: &output)

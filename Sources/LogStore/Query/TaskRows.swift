@@ -137,7 +137,7 @@ enum TaskRows {
         }
     }
 
-    private static func summary(_ statement: Statement) -> NetworkTaskSummary {
+    static func summary(_ statement: Statement) -> NetworkTaskSummary {
         var error: NetworkError?
         if !statement.isNull(at: 11) {
             error = NetworkError(

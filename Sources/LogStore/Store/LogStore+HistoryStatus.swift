@@ -20,7 +20,11 @@ extension LogStore {
     ///   SQLite fails.
     public func historyStatus() async throws -> HistoryStatus {
         try checkOpen()
-        return try await core.read { try HistoryStatusRows.status(on: $0) }
+        return try await core.read { connection in
+            var status = try HistoryStatusRows.status(on: connection)
+            status.shippers = try ShipperStatusRows.all(on: connection)
+            return status
+        }
     }
 
     /// Retires the history author `name`: it no longer holds cleanup back, so history it has not

@@ -71,6 +71,9 @@ extension LogStore {
         /// is never held back, and counts what each one lost until its next read reports it.
         /// 0 without history.
         public var historyGapCount: Int = 0
+        /// The store's shippers (``LogShipper``), whichever process runs them: what each has
+        /// sent, its failures and how far behind it is. Empty when none ever ran.
+        public var shippers: [ShipperStatus] = []
         /// When the store was last swept.
         public var lastSweepDate: Date?
         /// What the last sweep removed and reclaimed (nil before the first recorded sweep).
@@ -96,8 +99,8 @@ extension LogStore {
         let dropped = Int(core.buffer.droppedCount)
         let writeErrors = core.writer?.writeErrors
         let setAside = core.writer?.setAsideCounts
-        let counts = try await core.read { connection in
-            try StoreCounts(connection: connection)
+        let (counts, shippers) = try await core.read { connection in
+            (try StoreCounts(connection: connection), try ShipperStatusRows.all(on: connection))
         }
         let manifest = core.manifest.withLock { $0 }
         let databaseURL = core.databaseURL
@@ -131,6 +134,7 @@ extension LogStore {
             writeErrorCount: writeErrors?.count ?? 0,
             lastWriteError: writeErrors?.last,
             historyGapCount: counts.historyGaps,
+            shippers: shippers,
             lastSweepDate: manifest.lastSweepDate,
             lastSweep: manifest.lastSweep)
     }

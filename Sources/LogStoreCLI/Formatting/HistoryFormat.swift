@@ -16,6 +16,14 @@ enum HistoryFormat {
         } else {
             lines += authorTable(status.authors, now: now, style: style).lines(width: width, headerPaint: style.bold)
         }
+        if !status.shippers.isEmpty {
+            lines.append("")
+            lines += shipperTable(status.shippers, now: now, style: style).lines(width: width, headerPaint: style.bold)
+            for shipper in status.shippers {
+                guard let error = shipper.lastError, let date = shipper.lastErrorDate else { continue }
+                lines.append(style.dim("\(Format.escaped(shipper.author)), last failure \(ago(date, now: now)): \(Format.escaped(error))"))
+            }
+        }
         lines.append("")
         lines += Format.fields([
             ("Changes", size(status)),
@@ -51,6 +59,34 @@ enum HistoryFormat {
                 Table.Cell(author.retired.map { ago($0, now: now) } ?? "-", paint: { style.dim($0) }),
                 Table.Cell(gaps(author), paint: paintGaps),
                 Table.Cell(guardRequest(author)),
+            ])
+        }
+        return table
+    }
+
+    /// The shippers (``LogShipper``): where each sends, what it sent, its failures, how far behind.
+    static func shipperTable(_ shippers: [ShipperStatus], now: Date, style: TextStyle) -> Table {
+        var table = Table(columns: [
+            Table.Column(header: "SHIPPER"), Table.Column(header: "DESTINATION", isFlexible: true),
+            Table.Column(header: "SENT (rows/requests)", alignment: .right), Table.Column(header: "LAST SENT"),
+            Table.Column(header: "LAG", alignment: .right), Table.Column(header: "RETRIED", alignment: .right),
+            Table.Column(header: "FAILED", alignment: .right), Table.Column(header: "SET ASIDE", alignment: .right),
+            Table.Column(header: "GAPS", alignment: .right),
+        ])
+        for shipper in shippers {
+            let lag = shipper.lag.map { Format.duration($0) } ?? "-"
+            let behind = shipper.backfillRows > 0 ? "\(lag), \(Format.count(Int(shipper.backfillRows))) to backfill" : lag
+            let plain: (String) -> String = { $0 }
+            table.rows.append([
+                Table.Cell(Format.escaped(shipper.author)),
+                Table.Cell(Format.escaped(shipper.destination)),
+                Table.Cell("\(Format.count(shipper.sentRows)) / \(Format.count(shipper.sentRequests))"),
+                Table.Cell(shipper.lastSent.map { ago($0, now: now) } ?? "never"),
+                Table.Cell(behind, paint: shipper.isCaughtUp ? plain : { style.yellow($0) }),
+                Table.Cell(Format.count(shipper.retries)),
+                Table.Cell(Format.count(shipper.failures), paint: shipper.failures > 0 ? { style.yellow($0) } : plain),
+                Table.Cell(Format.count(shipper.setAsideRows), paint: shipper.setAsideRows > 0 ? { style.red($0) } : plain),
+                Table.Cell(Format.count(shipper.gapRows), paint: shipper.gapRows > 0 ? { style.red($0) } : plain),
             ])
         }
         return table

@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+
+/// ClickHouse as a shipper's destination: creates the tables when missing, and inserts each
+/// request's rows as `RowBinary`, one insert per table, into the first server of the list that
+/// answers (a failing one is left for the next, and tried again when the others fail).
+final class ClickHouseShipping: ShippingDestination {
+    private let destination: ClickHouseDestination
+    private let poster: HTTPPoster
+    /// The server requests go to now (an index into `destination.urls`).
+    private let current = Mutex(0)
+
+    init(_ destination: ClickHouseDestination, timeout: Duration) {
+        self.destination = destination
+        poster = HTTPPoster(timeout: timeout)
+    }
+
+    func prepare() async throws(ShippingFailure) {
+        // Every server gets its tables: in a cluster each replica has its own local table.
+        var reached = 0
+        var lastFailure: ShippingFailure?
+        for index in destination.urls.indices {
+            do {
+                for table in ClickHouseSchema.all {
+                    for statement in ClickHouseSchema.createStatements(
+                        table, database: destination.database, cluster: destination.cluster)
+                    {
+                        try await run(statement, on: index)
+                    }
+                }
+                reached += 1
+            } catch {
+                lastFailure = error
+            }
+        }
+        // A replica that is down now gets its tables when it is prepared again after a failure.
+        if reached == 0, let lastFailure { throw lastFailure }
+    }
+
+    func send(_ rows: ShippingRows, shipment: Shipment) async throws(ShippingFailure) -> Int {
+        let storeID = shipment.store.uuidString.lowercased()
+        var encoder = ClickHouseRowBinary()
+        var sent = 0
+        if !rows.messages.isEmpty {
+            for message in rows.messages {
+                encoder.append(message, shipment: shipment, storeID: storeID, version: rows.version)
+            }
+            sent += try await insert(encoder.bytes, into: ClickHouseSchema.messages, compresses: shipment.compresses)
+            encoder.removeAll()
+        }
+        if !rows.tasks.isEmpty {
+            for task in rows.tasks { encoder.append(task, shipment: shipment, storeID: storeID, version: rows.version) }
+            sent += try await insert(encoder.bytes, into: ClickHouseSchema.tasks, compresses: shipment.compresses)
+            encoder.removeAll()
+        }
+        if !rows.gaps.isEmpty {
+            for gap in rows.gaps { encoder.append(gap, shipment: shipment, storeID: storeID, version: rows.version) }
+            sent += try await insert(encoder.bytes, into: ClickHouseSchema.gaps, compresses: shipment.compresses)
+        }
+        return sent
+    }
+
+    private func insert(_ body: [UInt8], into table: ClickHouseSchema.Table, compresses: Bool) async throws(ShippingFailure) -> Int {
+        let sql = "INSERT INTO \(ClickHouseSchema.insertTable(table, database: destination.database, cluster: destination.cluster)) "
+            + "(\(table.columnList)) FORMAT RowBinary"
+        var payload = Data(body)
+        var headers: [String: String] = [:]
+        if compresses {
+            do {
+                payload = Data(try ZlibCompressor(level: 1, gzip: true).compress(body))
+            } catch {
+                throw .refused("the request could not be compressed: \(error)", tooLarge: false)
+            }
+            headers["Content-Encoding"] = "gzip"
+        }
+        let index = current.withLock { $0 }
+        do {
+            try await post(sql, body: payload, headers: headers, to: index)
+        } catch {
+            // The next server gets the retry; a refusal is the rows' fault, not the server's.
+            if case .retryable = error { current.withLock { $0 = (index + 1) % max(1, destination.urls.count) } }
+            throw error
+        }
+        return body.count
+    }
+
+    private func run(_ sql: String, on index: Int) async throws(ShippingFailure) {
+        try await post(nil, body: Data(sql.utf8), headers: [:], to: index)
+    }
+
+    /// Posts to server `index`: `query` in the URL (an insert, whose rows are the body), or the
+    /// body as the statement.
+    private func post(_ query: String?, body: Data, headers: [String: String], to index: Int) async throws(ShippingFailure) {
+        let base = destination.urls[index]
+        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
+            throw .refused("\(base.withoutCredentials) is not a URL ClickHouse can be reached at", tooLarge: false)
+        }
+        var headers = headers
+        if let user = components.user { headers["X-ClickHouse-User"] = user.removingPercentEncoding ?? user }
+        if let password = components.password { headers["X-ClickHouse-Key"] = password.removingPercentEncoding ?? password }
+        components.user = nil
+        components.password = nil
+        var items = components.queryItems ?? []
+        if let query { items.append(URLQueryItem(name: "query", value: query)) }
+        components.queryItems = items.isEmpty ? nil : items
+        guard let url = components.url else {
+            throw .refused("\(base.withoutCredentials) is not a URL ClickHouse can be reached at", tooLarge: false)
+        }
+        let answer: HTTPPoster.Answer
+        do {
+            answer = try await poster.post(url, body: body, headers: headers)
+        } catch {
+            throw .retryable("\(base.withoutCredentials): \(error.localizedDescription)", retryAfter: nil)
+        }
+        switch answer.status {
+        case 200..<300: return
+        case 413: throw .refused("\(base.withoutCredentials) answered 413: \(answer.excerpt)", tooLarge: true)
+        // A missing table (a replica that was down when the others got theirs) is made when
+        // the destination is prepared again, before the retry.
+        case 400..<500 where answer.status != 429 && answer.status != 408 && answer.status != 404:
+            throw .refused("\(base.withoutCredentials) answered \(answer.status): \(answer.excerpt)", tooLarge: false)
+        default:
+            throw .retryable(
+                "\(base.withoutCredentials) answered \(answer.status): \(answer.excerpt)",
+                retryAfter: answer.headers["retry-after"].flatMap(RetryAfter.parse))
+        }
+    }
+}
+
+/// A `Retry-After` value: seconds (`120`), or an HTTP date.
+enum RetryAfter {
+    static func parse(_ value: String) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return .seconds(max(0, date.timeIntervalSinceNow))
+    }
+}

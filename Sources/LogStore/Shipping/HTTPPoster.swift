@@ -1,0 +1,88 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Posts request bodies for the shipper's destinations, one at a time, over a session of its
+/// own (no cookies, no cache, nothing on disk).
+final class HTTPPoster: Sendable {
+    /// A response: its status, header fields (names in lower case) and body.
+    struct Answer: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+
+        /// The body as text, cut to what an error message needs.
+        var excerpt: String {
+            let text = String(decoding: body.prefix(500), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? "(no body)" : text
+        }
+    }
+
+    private let session: URLSession
+
+    init(timeout: Duration) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout.seconds
+        configuration.timeoutIntervalForResource = timeout.seconds
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Posts `body` to `url`; a transport failure (refused, reset, timed out) throws.
+    func post(_ url: URL, body: Data, headers: [String: String]) async throws -> Answer {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await session.upload(for: request, from: body)
+        guard let http = response as? HTTPURLResponse else {
+            throw URLError(.badServerResponse)
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return Answer(status: http.statusCode, headers: fields, body: data)
+    }
+}
+
+/// What went wrong with a request, and whether sending it again may help.
+enum ShippingFailure: Error, CustomStringConvertible {
+    /// The destination could not take it now (unreachable, timed out, 429, 5xx): send it again,
+    /// after at least `retryAfter` when the destination said so.
+    case retryable(String, retryAfter: Duration?)
+    /// The destination refused it for what it holds (400, 413): sending it again cannot help.
+    case refused(String, tooLarge: Bool)
+
+    var description: String {
+        switch self {
+        case .retryable(let reason, _): reason
+        case .refused(let reason, _): reason
+        }
+    }
+}
+
+/// A destination's side of shipping: its tables or endpoint, and one request of rows.
+protocol ShippingDestination: Sendable {
+    /// Gets the destination ready (ClickHouse creates its tables when missing); called before
+    /// the first request and again after a failure.
+    func prepare() async throws(ShippingFailure)
+    /// Sends `rows`; returns the bytes sent (before compression).
+    func send(_ rows: ShippingRows, shipment: Shipment) async throws(ShippingFailure) -> Int
+}
+
+/// Who ships: what every row says about where it comes from.
+struct Shipment: Sendable {
+    /// This machine's name (``LogShipper/Configuration/node``).
+    var node: String
+    /// The store's id.
+    var store: UUID
+    /// Whether bodies are gzip-compressed.
+    var compresses: Bool
+}
