@@ -20,7 +20,7 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "LogStore")
 # Lowest first: a folder may use the ones before it.
 LAYERS = ["Model", "System", "Database", "History", "Blobs", "Ingest", "Network", "Query",
-          "Sweep", "Export", "Archive", "Store", "Integrations"]
+          "Sweep", "Export", "Archive", "Store", "Shipping", "Integrations"]
 DECLARATION = re.compile(r"\b(?:struct|class|enum|actor|protocol|typealias)\s+([A-Z][A-Za-z0-9_]*)")
 IDENTIFIER = re.compile(r"\b[A-Z][A-Za-z0-9_]*\b")
 # Uses pointing up that are known and scheduled to go: none since `LogStoreError` became a

@@ -70,9 +70,10 @@ struct HistoryCLITests {
             let object = try json(run)
             #expect(Set(object.keys) == [
                 "authors", "changeCount", "byteCount", "firstSequence", "lastSequence", "lastCleanup",
-                "cleanedThrough", "cleanupLimit", "cleanableChangeCount", "retentionGuardIsOn",
+                "cleanedThrough", "cleanupLimit", "cleanableChangeCount", "retentionGuardIsOn", "shippers",
             ])
             #expect(object["retentionGuardIsOn"] as? Bool == false)
+            #expect((object["shippers"] as? [Any])?.isEmpty == true)
             #expect(object["changeCount"] as? Int == 5)
             #expect(object["lastCleanup"] is NSNull)
             let authors = try #require(object["authors"] as? [[String: Any]])

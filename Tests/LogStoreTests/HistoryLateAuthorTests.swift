@@ -14,8 +14,9 @@ struct HistoryLateAuthorTests {
         try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
         try await withTemporaryStoreURL { url in
             try await withStore(at: url, options: [.create]) { _ in }
-            // 400 messages at 100 a second: the author registers while the child writes.
-            let writer = try ChildProcess(helper, ["steady", url.path, "400", "100"])
+            // 1,000 messages at 100 a second: the author registers while the child writes, even
+            // on a machine so loaded that opening a store takes seconds.
+            let writer = try ChildProcess(helper, ["steady", url.path, "1000", "100"])
             defer { writer.stop() }
             try await waitFor(seconds: 60) {
                 try await withStore(at: url, options: []) { store in try await Self.lastMessageID(store) >= 20 }
@@ -30,9 +31,9 @@ struct HistoryLateAuthorTests {
                     delivered.withLock { $0 += ids }
                     return .goOn
                 }
-                #expect(try await writer.waitForExit(seconds: 60) == 0)
+                #expect(try await writer.waitForExit(seconds: 90) == 0)
                 let last = try await Self.lastMessageID(store)
-                #expect(last > before + 100, "the child wrote most of its messages after the registration")
+                try #require(last > before + 10, "the child wrote messages after the registration")
                 try await waitFor(seconds: 30) { delivered.withLock { $0.last } == last }
                 let got = delivered.withLock { $0 }
                 #expect(Set(got).count == got.count, "no insert delivered twice")

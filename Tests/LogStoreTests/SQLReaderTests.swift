@@ -82,6 +82,12 @@ struct SQLReaderTests {
         try await withTemporaryStore(options: options) { store, _ in
             for i in 0..<5 { store.storeMessage(label: "keep", level: .info, message: "m\(i)") }
             try await store.flush()
+            // The index's first partition is a table the writer makes in the background: the
+            // schema compared below must be the one the writes meet.
+            let indexed = ContinuousClock.now + .seconds(30)
+            while try await store.info().unindexedMessageCount > 0, ContinuousClock.now < indexed {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             let before = try await Self.snapshot(store)
 
             let writes = [
