@@ -414,6 +414,47 @@ import Testing
         }
     }
 
+    // MARK: Schema 11
+
+    /// `store-v11.logstore`'s contents (Fixtures/README.md).
+    private func checkV11Contents(_ store: LogStore) async throws {
+        #expect(try await store.count(MessageQuery()) == 400)
+        #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 33)
+        #expect(try await store.count(MessageQuery(labels: ["http"])) == 101)
+        #expect(try await store.count(MessageQuery(text: .plain("timeout"))) == 2)
+        #expect(try await store.count(MessageQuery(text: .plain("cache"))) == 24)
+        #expect(try await store.tasks(TaskQuery(states: [.success], limit: 100)).tasks.count == 29)
+        #expect(try await store.info().storeID == UUID(uuidString: "34125293-7219-48F6-BC39-3BF3A7A51172"))
+    }
+
+    /// Schema 12 adds the shippers' table: a store of schema 11 opens with none, keeps its two
+    /// history authors.
+    @Test func storeV11GainsTheShippersTable() async throws {
+        try await withCopy(of: "store-v11.logstore") { url in
+            try await withStore(at: url, options: []) { store in
+                #expect(try await store.info().schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
+                try await checkV11Contents(store)
+                #expect(try await store.info().shippers.isEmpty)
+                let history = try await store.historyStatus()
+                // This process joins them as its implicit batch author.
+                #expect(history.authors.map(\.name).filter { !$0.hasPrefix(HistoryConfiguration.unconfiguredAuthorPrefix) }.sorted()
+                    == ["api", "worker"])
+                #expect(history.shippers.isEmpty)
+            }
+        }
+    }
+
+    @Test func storeV11OpensReadOnly() async throws {
+        try await withCopy(of: "store-v11.logstore") { url in
+            try await withStore(at: url, options: [.readonly]) { store in
+                #expect(try await store.info().schemaVersion == LogStore.Version(11, 0, 0))
+                try await checkV11Contents(store)
+                #expect(try await store.info().shippers.isEmpty)
+            }
+        }
+    }
+
     // MARK: Archive format 1
 
     /// The archive of the previous version (schema 6, archive format 1; it records library
