@@ -123,5 +123,36 @@ struct ServiceLifecycleTests {
             await #expect(throws: LogStoreError.closed) { try await store.flush() }
         }
     }
+
+    /// A shipper as a service beside the store's: it ships (here to a port nothing listens on,
+    /// so it keeps retrying) until the group shuts down, then stops and closes before the store.
+    @Test func theShipperServiceStopsAtShutdownBeforeTheStore() async throws {
+        try await withTemporaryStoreURL { url in
+            let store = try await LogStore(storeURL: url, options: [.create])
+            store.storeMessage(label: "app", level: .info, message: "to ship")
+            try await store.flush()
+            let nowhere = try #require(URL(string: "http://127.0.0.1:9/"))
+            let shipper = try await LogShipper(
+                storeURL: url, configuration: .init(destination: .clickHouse(ClickHouseDestination(urls: [nowhere]))))
+            let group = ServiceGroup(
+                services: [LogStoreService(store: store), LogShipperService(shipper: shipper)], logger: Self.quiet)
+            try await withinTimeLimit(seconds: 60) {
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask { try await group.run() }
+                    // Running: its first request failed and is being retried.
+                    for await event in shipper.events() {
+                        if case .retrying = event { break }
+                    }
+                    await group.triggerGracefulShutdown()
+                    try await tasks.waitForAll()
+                }
+            }
+            await #expect(throws: LogStoreError.closed) { try await shipper.store.flush() }
+            await #expect(throws: LogStoreError.closed) { try await store.flush() }
+            let status = try await withStore(at: url, options: []) { store in try await store.info().shippers }
+            #expect(status.first?.retries ?? 0 >= 1)
+            #expect(status.first?.sentRows == 0, "nothing was acknowledged: it all goes with the next run")
+        }
+    }
 }
 #endif
