@@ -52,6 +52,20 @@ final class HTTPPoster: Sendable {
     }
 }
 
+/// A `Retry-After` value: seconds (`120`), or an HTTP date (both destinations honour it).
+enum RetryAfter {
+    static func parse(_ value: String) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return .seconds(max(0, date.timeIntervalSinceNow))
+    }
+}
+
 /// What went wrong with a request, and whether sending it again may help.
 enum ShippingFailure: Error, CustomStringConvertible {
     /// The destination could not take it now (unreachable, timed out, 429, 5xx): send it again,

@@ -285,9 +285,19 @@ public final class LogShipper: Sendable {
                 let wait = min(max(delay, retryAfter ?? .zero), configuration.longestRetryDelay)
                 try await record(failure: reason, retried: true)
                 emit(.retrying(error: reason, attempt: attempts, delay: wait))
-                try await Task.sleep(for: wait)
+                try await pause(for: wait)
                 delay = min(delay * 2, configuration.longestRetryDelay)
             }
+        }
+    }
+
+    /// Waits `duration` before a retry, in steps of 50 ms so that ``stop()`` ends the wait
+    /// (throwing): a `Retry-After` of a minute must not hold up a stop, as nothing is in flight.
+    private func pause(for duration: Duration) async throws {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end {
+            if isStopping { throw CancellationError() }
+            try await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
         }
     }
 

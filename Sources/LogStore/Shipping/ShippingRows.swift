@@ -98,9 +98,13 @@ struct ShippingWork: Sendable {
 }
 
 extension ShippingRows {
-    /// The messages with ids in a range, oldest first (arguments: first, last, limit): the
-    /// columns ``MessageReader`` reads.
-    static let messagesSQL = "SELECT \(MessageQuerySQL.columns) FROM messages WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"
+    /// The logged messages with ids in a range, oldest first (arguments: first, last, limit):
+    /// the columns ``MessageReader`` reads. A network task's technical message is left out:
+    /// the task's own row says the same (as message queries leave it out unless asked), and a
+    /// destination would otherwise hold every task twice.
+    static let messagesSQL = """
+        SELECT \(MessageQuerySQL.columns) FROM messages WHERE id BETWEEN ? AND ? AND task_id IS NULL ORDER BY id LIMIT ?
+        """
 
     /// The tasks with ids in a range, oldest first (arguments: first, last, limit): the
     /// summary's columns, then the request's `traceparent` header (any case).

@@ -126,17 +126,3 @@ final class ClickHouseShipping: ShippingDestination {
         }
     }
 }
-
-/// A `Retry-After` value: seconds (`120`), or an HTTP date.
-enum RetryAfter {
-    static func parse(_ value: String) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return .seconds(max(0, date.timeIntervalSinceNow))
-    }
-}

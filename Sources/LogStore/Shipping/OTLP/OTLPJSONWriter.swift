@@ -149,7 +149,7 @@ struct OTLPJSONWriter {
 
     /// Appends `"traceId":…,"spanId":…` and `"flags":…` (a `fixed32`, so a number), each when
     /// known, with a comma before each.
-    mutating func append(traceContext context: OTLPTraceContext) {
+    mutating func append(traceContext context: TraceContext) {
         append(",\"traceId\":\"")
         bytes.append(contentsOf: context.traceID.utf8)
         append("\"")

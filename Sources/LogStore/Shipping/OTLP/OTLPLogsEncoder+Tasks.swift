@@ -16,7 +16,7 @@
 /// | `traceId`, `spanId`, `flags` | from the request's `traceparent`, when valid |
 extension OTLPLogsEncoder {
     /// Appends the record of one task.
-    func append(_ task: OTLPTask, to json: inout OTLPJSONWriter) {
+    func append(_ task: ShippedTask, to json: inout OTLPJSONWriter) {
         let summary = task.summary
         let level = Self.level(of: summary)
         json.append("{")
@@ -63,7 +63,7 @@ extension OTLPLogsEncoder {
         json.attribute("logstore.label", string: summary.label, first: &first)
         json.attribute("logstore.session.id", string: summary.sessionID.uuidString, first: &first)
         json.append("]")
-        if let traceparent = task.traceparent, let context = OTLPTraceContext(traceparent: traceparent) {
+        if let context = TraceContext(traceparent: task.traceparent) {
             json.append(traceContext: context)
         }
         json.append("}")

@@ -10,14 +10,6 @@ struct OTLPResource: Sendable {
     var hostName: String
 }
 
-/// One network task as the encoder needs it.
-struct OTLPTask: Sendable {
-    /// The task as lists show it.
-    var summary: NetworkTaskSummary
-    /// The W3C `traceparent` header of its request, when it had one: the record's trace context.
-    var traceparent: String?
-}
-
 /// Stored messages and network tasks as one OTLP/HTTP JSON `ExportLogsServiceRequest`, the body
 /// a collector's `/v1/logs` accepts with `Content-Type: application/json`.
 ///
@@ -59,7 +51,7 @@ struct OTLPLogsEncoder: Sendable {
     /// One `ExportLogsServiceRequest` as OTLP/HTTP JSON (UTF-8): one `resourceLogs` with one
     /// `scopeLogs` (scope `LogStore` at the library's version), the messages' records, then the
     /// tasks'. Equal input gives equal bytes.
-    func encode(messages: [LogStore.Message], tasks: [OTLPTask]) -> [UInt8] {
+    func encode(messages: [LogStore.Message], tasks: [ShippedTask]) -> [UInt8] {
         // Room for the texts and the fields around them, so the buffer rarely grows.
         var capacity = head.count + 16 + tasks.count * 900
         for message in messages { capacity += message.text.utf8.count + 400 }
@@ -120,7 +112,7 @@ struct OTLPLogsEncoder: Sendable {
             }
         }
         json.append("]")
-        if !message.metadata.isEmpty, let context = OTLPTraceContext(metadata: message.metadata) {
+        if !message.metadata.isEmpty, let context = TraceContext(metadata: message.metadata) {
             json.append(traceContext: context)
         }
         json.append("}")

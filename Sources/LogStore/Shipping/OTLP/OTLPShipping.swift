@@ -23,7 +23,7 @@ final class OTLPShipping: ShippingDestination {
         let encoder = OTLPLogsEncoder(resource: OTLPResource(
             serviceName: destination.serviceName, serviceInstanceID: shipment.store.uuidString.lowercased(),
             hostName: node))
-        let body = encoder.encode(messages: rows.messages + rows.gaps.map(Self.gapMessage), tasks: rows.tasks.map { OTLPTask(summary: $0.summary, traceparent: $0.traceparent) })
+        let body = encoder.encode(messages: rows.messages + rows.gaps.map(Self.gapMessage), tasks: rows.tasks)
         var payload = Data(body)
         var headers = destination.headers
         headers["Content-Type"] = "application/json"
