@@ -41,7 +41,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // epoll, eventfd and accept4 from the C library, for LogStoreConsole's HTTP server.
+        // epoll, eventfd and accept4 from the C library, for LogStoreConsole's HTTP server;
+        // posix_spawn's closefrom for ClickHouseCluster's children.
         .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CZlib",
@@ -106,10 +107,13 @@ let package = Package(
             dependencies: ["CSQLite"],
             linkerSettings: [.linkedLibrary("z")]
         ),
+        // A real local ClickHouse cluster (ZooKeeper and N replicas) for the tests and the
+        // benchmark; Debian's clickhouse-server and zookeeper packages, nothing from outside.
+        .target(name: "ClickHouseCluster", dependencies: ["CLinux"]),
         .executableTarget(
             name: "LogStoreBench",
             dependencies: [
-                "LogStore", "LogStoreConsole", "CBenchBaseline",
+                "LogStore", "LogStoreConsole", "CBenchBaseline", "ClickHouseCluster",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
             ]
         ),
@@ -130,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "LogStoreTests",
             dependencies: [
-                "LogStore", "LogStoreCLI", "LogStoreConsole", "LogStoreDemo", "LogStoreHummingbird",
+                "LogStore", "LogStoreCLI", "LogStoreConsole", "LogStoreDemo", "LogStoreHummingbird", "ClickHouseCluster",
                 // ServiceLifecycle's tests build a ServiceGroup, and Hummingbird's an Application: both take a Logger.
                 .product(
                     name: "Logging", package: "swift-log",

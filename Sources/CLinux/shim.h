@@ -9,3 +9,8 @@
 // module's, hiding them from files that import Glibc alone. The ABI is the same
 // (struct sockaddr *, socklen_t * = unsigned int *).
 int accept4(int sockfd, void *addr, unsigned int *addrlen, int flags);
+
+// For ClickHouseCluster's children: close every descriptor from `from` on in the child
+// (glibc 2.34 and later; a GNU extension <spawn.h> declares only under _GNU_SOURCE). The same
+// plain-type declaration as above: `void *` for posix_spawn_file_actions_t *.
+int posix_spawn_file_actions_addclosefrom_np(void *actions, int from);
