@@ -80,6 +80,7 @@ do {
     if groups.contains(.store) { figures += try await DensityBenchmark(rows: rows, quick: quick, directory: directory).run() }
     if groups.contains(.history) { figures += try await HistoryBenchmark(rows: rows, quick: quick, directory: directory).run() }
     if groups.contains(.serve) { figures += try await ServeBenchmark(rows: rows, quick: quick, directory: directory).run() }
+    if groups.contains(.fleet) { figures += try await FleetBenchmark(rows: rows, quick: quick, directory: directory).run() }
     #if SwiftLog
     if groups.contains(.swiftlog) { figures += try await SwiftLogBenchmark(quick: quick, directory: directory).run() }
     #endif
@@ -95,7 +96,8 @@ do {
 
 /// The parts of the benchmark `--only` can pick, in the order they run. `soak` is the sweep's
 /// soaks alone (`sweep` includes them); `search` fills its own store with the full-text index on
-/// (`ingest` keeps it off); `store` is what stores take on disk (``DensityBenchmark``).
+/// (`ingest` keeps it off); `store` is what stores take on disk (``DensityBenchmark``); `fleet` ships
+/// to a ClickHouse server it starts (``FleetBenchmark``), skipped where ClickHouse is not installed.
 enum BenchGroup: String, CaseIterable {
     case ingest, search, hashing, blobs, network, sweep, soak, failing, tail
     case summary
@@ -104,6 +106,7 @@ enum BenchGroup: String, CaseIterable {
     case store
     case history
     case serve
+    case fleet
     #if SwiftLog
     case swiftlog
     #endif

@@ -22,6 +22,8 @@ another), aligned with `severities`.
         --fail "503,429@2,400": the first requests, in the order they arrive, are answered
         these statuses (`429@2`: 429 with `Retry-After: 2`); later ones 200. A body that does
         not parse is answered 400 whatever its turn, with the error in its line.
+        --save-bodies DIR: every accepted body is also written there as it came
+        (<turn>.body, gzip or not), for the benchmark's baseline to post again.
     otlp_receiver.py --parse F
         Parses one body (a file; gzip is recognised by its magic) and prints its summary with
         the parsed request as Protobuf's JSON (`message`); status 1 and the error on stderr
@@ -190,6 +192,9 @@ def serve(arguments):
             self.wfile.write(answer)
             self.wfile.flush()
             line.update(status=status, turn=turn, received=received, answered=time.monotonic())
+            if arguments.save_bodies and status == 200:
+                with open(os.path.join(arguments.save_bodies, f"{turn:06d}.body"), "wb") as saved:
+                    saved.write(body)
             with lock:
                 out.write(json.dumps(line, sort_keys=True) + "\n")
                 out.flush()
@@ -226,6 +231,7 @@ def main():
     parser.add_argument("--fail", default="")
     parser.add_argument("--lifetime", type=float, default=600)
     parser.add_argument("--parse")
+    parser.add_argument("--save-bodies")
     arguments = parser.parse_args()
     if arguments.parse:
         with open(arguments.parse, "rb") as body:

@@ -9,6 +9,9 @@ final class ClickHouseShipping: ShippingDestination {
     private let poster: HTTPPoster
     /// The server requests go to now (an index into `destination.urls`).
     private let current = Mutex(0)
+    /// The servers whose tables could not be made (they were down), and the background
+    /// attempt at making them.
+    private let lateServers = Mutex<(missing: Set<Int>, lastTry: ContinuousClock.Instant?, isTrying: Bool)>(([], nil, false))
 
     init(_ destination: ClickHouseDestination, timeout: Duration) {
         self.destination = destination
@@ -17,27 +20,63 @@ final class ClickHouseShipping: ShippingDestination {
 
     func prepare() async throws(ShippingFailure) {
         // Every server gets its tables: in a cluster each replica has its own local table.
-        var reached = 0
         var lastFailure: ShippingFailure?
+        var missing: Set<Int> = []
         for index in destination.urls.indices {
             do {
-                for table in ClickHouseSchema.all {
-                    for statement in ClickHouseSchema.createStatements(
-                        table, database: destination.database, cluster: destination.cluster)
-                    {
-                        try await run(statement, on: index)
-                    }
-                }
-                reached += 1
+                try await createTables(on: index)
             } catch {
                 lastFailure = error
+                missing.insert(index)
             }
         }
-        // A replica that is down now gets its tables when it is prepared again after a failure.
-        if reached == 0, let lastFailure { throw lastFailure }
+        lateServers.withLock { $0.missing = missing }
+        if missing.count == destination.urls.count, let lastFailure { throw lastFailure }
     }
 
+    private func createTables(on index: Int) async throws(ShippingFailure) {
+        for table in ClickHouseSchema.all {
+            for statement in ClickHouseSchema.createStatements(table, database: destination.database, cluster: destination.cluster) {
+                try await run(statement, on: index)
+            }
+        }
+    }
+
+    /// A replica that was down when the tables were made gets them once it answers, tried in
+    /// the background at most every ``lateServerInterval`` while requests go to the others:
+    /// without its local table it would never replicate what the others took meanwhile.
+    private func prepareLateServers() {
+        let due = lateServers.withLock { state -> Set<Int> in
+            let now = ContinuousClock.now
+            guard !state.missing.isEmpty, !state.isTrying,
+                state.lastTry.map({ now - $0 >= Self.lateServerInterval }) ?? true
+            else { return [] }
+            state.isTrying = true
+            state.lastTry = now
+            return state.missing
+        }
+        guard !due.isEmpty else { return }
+        Task {
+            var prepared: Set<Int> = []
+            for index in due.sorted() {
+                do {
+                    try await createTables(on: index)
+                    prepared.insert(index)
+                } catch {
+                    continue
+                }
+            }
+            lateServers.withLock { state in
+                state.missing.subtract(prepared)
+                state.isTrying = false
+            }
+        }
+    }
+
+    static let lateServerInterval: Duration = .seconds(2)
+
     func send(_ rows: ShippingRows, shipment: Shipment) async throws(ShippingFailure) -> Int {
+        prepareLateServers()
         let storeID = shipment.store.uuidString.lowercased()
         var encoder = ClickHouseRowBinary()
         var sent = 0
