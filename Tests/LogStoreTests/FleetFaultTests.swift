@@ -30,6 +30,7 @@ struct FleetFaultTests {
         let name: String
         let store: URL
         let output: URL
+        let shipLog: URL
         var logger: ChildProcess?
         var shipper: ChildProcess?
 
@@ -37,12 +38,25 @@ struct FleetFaultTests {
             self.name = name
             store = directory.appendingPathComponent("\(name).logstore")
             output = directory.appendingPathComponent("\(name).out")
+            shipLog = directory.appendingPathComponent("\(name).ship.log")
         }
     }
 
     static func shipArguments(_ node: Node, _ cluster: ClickHouseCluster, untilCaughtUp: Bool) -> [String] {
         ["ship", node.store.path, "--clickhouse", cluster.servers.map(\.httpURL.absoluteString).joined(separator: ","),
          "--cluster", cluster.clusterName, "--node", node.name] + (untilCaughtUp ? ["--until-caught-up"] : [])
+    }
+
+    /// `logstore ship` for `node`, its output appended to the node's shipping log.
+    static func startShipper(_ node: Node, _ cluster: ClickHouseCluster) throws -> ChildProcess {
+        if !FileManager.default.fileExists(atPath: node.shipLog.path) {
+            try Data().write(to: node.shipLog)
+        }
+        let log = try FileHandle(forWritingTo: node.shipLog)
+        defer { try? log.close() }
+        try log.seekToEnd()
+        return try ChildProcess(
+            MultiProcessStressTests.commandLine, shipArguments(node, cluster, untilCaughtUp: false), standardOutput: log)
     }
 
     @Test(.timeLimit(.minutes(TimeScale.minutes(6))))
@@ -70,8 +84,7 @@ struct FleetFaultTests {
                         testHelperExecutable, ["node", node.store.path, "\(Self.messagesPerNode)", "\(Self.messagesPerSecond)"],
                         standardOutput: output)
                     try output.close()
-                    node.shipper = try ChildProcess(
-                        MultiProcessStressTests.commandLine, Self.shipArguments(node, cluster, untilCaughtUp: false))
+                    node.shipper = try Self.startShipper(node, cluster)
                 }
 
                 // Faults while the nodes log: a shipper killed and started again at once, or a
@@ -83,8 +96,7 @@ struct FleetFaultTests {
                         let node = nodes[Int.random(in: 0..<nodes.count, using: &random)]
                         node.shipper?.stop()
                         _ = try await node.shipper?.waitForExit(seconds: 10)
-                        node.shipper = try ChildProcess(
-                            MultiProcessStressTests.commandLine, Self.shipArguments(node, cluster, untilCaughtUp: false))
+                        node.shipper = try Self.startShipper(node, cluster)
                         shipperKills += 1
                     } else {
                         let server = Int.random(in: 0..<cluster.servers.count, using: &random)
@@ -110,7 +122,8 @@ struct FleetFaultTests {
                 // The running shippers stop after their batch in flight; one more run each catches up.
                 for node in nodes {
                     if let shipper = node.shipper { kill(shipper.identifier, SIGTERM) }
-                    #expect(try await node.shipper?.waitForExit(seconds: 60) == 0, "\(node.name)'s shipper stopped on SIGTERM")
+                    let stopped = try await node.shipper?.waitForExit(seconds: 60)
+                    #expect(stopped == 0, "\(node.name)'s shipper stopped on SIGTERM: \(String(describing: stopped)), said \((try? String(contentsOf: node.shipLog, encoding: .utf8)) ?? "")")
                     let run = try await SpawnedProcess.run(
                         MultiProcessStressTests.commandLine, Self.shipArguments(node, cluster, untilCaughtUp: true), seconds: 120)
                     #expect(!run.timedOut && run.status == 0, "\(node.name): \(run.output)")

@@ -89,6 +89,13 @@ protocol ShippingDestination: Sendable {
     func prepare() async throws(ShippingFailure)
     /// Sends `rows`; returns the bytes sent (before compression).
     func send(_ rows: ShippingRows, shipment: Shipment) async throws(ShippingFailure) -> Int
+    /// Called every few seconds while the shipper is idle: finishes, in the background, what
+    /// ``prepare()`` could not reach.
+    func prepareLater()
+}
+
+extension ShippingDestination {
+    func prepareLater() {}
 }
 
 /// Who ships: what every row says about where it comes from.

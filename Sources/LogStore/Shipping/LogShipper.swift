@@ -104,6 +104,14 @@ public final class LogShipper: Sendable {
         guard starts else { throw LogStoreError.invalidArgument("this shipper is running already") }
         defer { state.withLock { $0.isRunning = false } }
         try await withTaskCancellationHandler {
+            // Prepared now, not only before the first request: a run with nothing to send still
+            // gives a replica that was down its tables. A failure is tried again before a request.
+            do throws(ShippingFailure) {
+                try await destination.prepare()
+                state.withLock { $0.needsPreparation = false }
+            } catch {
+                state.withLock { $0.needsPreparation = true }
+            }
             do {
                 try await backfill()
             } catch is CancellationError where isStopping {
@@ -116,8 +124,14 @@ public final class LogShipper: Sendable {
                 return .goOn
             }
             state.withLock { $0.hook = hook }
-            // The merge loop calls the hook; this task waits for the stop.
-            while !isStopping { try? await Task.sleep(for: .milliseconds(100)) }
+            // The merge loop calls the hook; this task waits for the stop, and meanwhile lets
+            // the destination finish what it could not prepare (a replica that was down).
+            var ticks = 0
+            while !isStopping {
+                try? await Task.sleep(for: .milliseconds(100))
+                ticks += 1
+                if ticks % 20 == 0 { destination.prepareLater() }
+            }
         } onCancel: {
             stop()
         }

@@ -45,6 +45,10 @@ final class ClickHouseShipping: ShippingDestination {
     /// A replica that was down when the tables were made gets them once it answers, tried in
     /// the background at most every ``lateServerInterval`` while requests go to the others:
     /// without its local table it would never replicate what the others took meanwhile.
+    func prepareLater() {
+        prepareLateServers()
+    }
+
     private func prepareLateServers() {
         let due = lateServers.withLock { state -> Set<Int> in
             let now = ContinuousClock.now
