@@ -119,6 +119,14 @@ struct FleetFaultTests {
                     }
                     #expect(stored.messages == fields[0] && stored.tasks == fields[1], "\(node.name) kept what it logged: \(stored)")
                 }
+                // A restarted server answers before its ZooKeeper session is back, and cannot make
+                // a replicated table until it is: the catch-up runs below make the tables of a
+                // replica that was down, so they wait for it (a shipper that meets it first tries again later).
+                for server in cluster.servers.indices {
+                    try await waitFor(seconds: 60) {
+                        (try? await cluster.query("SELECT count() FROM system.zookeeper WHERE path = '/'", server: server)) != nil
+                    }
+                }
                 // The running shippers stop after their batch in flight; one more run each catches up.
                 for node in nodes {
                     if let shipper = node.shipper { kill(shipper.identifier, SIGTERM) }

@@ -87,8 +87,11 @@ protocol ShippingDestination: Sendable {
     /// Gets the destination ready (ClickHouse creates its tables when missing); called before
     /// the first request and again after a failure.
     func prepare() async throws(ShippingFailure)
-    /// Sends `rows`; returns the bytes sent (before compression).
-    func send(_ rows: ShippingRows, shipment: Shipment) async throws(ShippingFailure) -> Int
+    /// `rows` as the bodies of one request, compressed when the shipment says so: made while
+    /// the request before is in flight, and sent again as they are on a retry.
+    func encode(_ rows: ShippingRows, shipment: Shipment) throws(ShippingFailure) -> ShippingRequest
+    /// Sends an encoded request; returns when the destination acknowledged all of it.
+    func send(_ request: ShippingRequest) async throws(ShippingFailure)
     /// Called every few seconds while the shipper is idle: finishes, in the background, what
     /// ``prepare()`` could not reach.
     func prepareLater()
@@ -96,6 +99,21 @@ protocol ShippingDestination: Sendable {
 
 extension ShippingDestination {
     func prepareLater() {}
+}
+
+/// One request's rows and the bodies that carry them.
+struct ShippingRequest: Sendable {
+    /// One HTTP body: ClickHouse posts one per table, with its insert statement as `query`.
+    struct Body: Sendable {
+        var query: String?
+        var payload: Data
+        var headers: [String: String]
+    }
+
+    var rows: ShippingRows
+    var bodies: [Body]
+    /// The bytes of the bodies before compression.
+    var bytes: Int
 }
 
 /// Who ships: what every row says about where it comes from.

@@ -243,55 +243,80 @@ public final class LogShipper: Sendable {
         emit(.caughtUp)
     }
 
-    /// Reads and sends `work` a request at a time until none is left.
+    /// Reads and sends `work` a request at a time until none is left. The next request's rows
+    /// are read and encoded while the one before is in flight: one core prepares while the
+    /// destination takes the rows.
     private func send(_ work: inout ShippingWork, backfill: Bool) async throws {
-        let limit = configuration.maxRowsPerRequest
-        while !work.isEmpty {
-            if isStopping { throw CancellationError() }
-            let current = work
-            let (rows, rest) = try await store.core.read { connection in
-                var rest = current
-                let rows = try rest.next(limit: limit, on: connection)
-                return (rows, rest)
-            }
+        var next: Task<(requests: [ShippingRequest], rest: ShippingWork), any Error>? = work.isEmpty ? nil : prepare(work)
+        while let preparing = next {
+            let (requests, rest) = try await preparing.value
             work = rest
-            for part in rows.split(maxBytes: configuration.maxBytesPerRequest) {
-                try await sendWithRetries(part)
-            }
-            if backfill {
-                let (messages, tasks) = (work.nextMessageID, work.nextTaskID)
-                try await store.core.write { [authorID] writer in
-                    try writer.transaction {
-                        try writer.connection.run(
-                            Shippers.backfillProgressSQL, [.integer(messages), .integer(tasks), .integer(authorID)])
-                    }
+            next = rest.isEmpty ? nil : prepare(rest)
+            do {
+                if isStopping { throw CancellationError() }
+                for (index, request) in requests.enumerated() {
+                    // The backfill's progress moves with the request that ends its part of the work.
+                    let progress = backfill && index == requests.count - 1 ? (work.nextMessageID, work.nextTaskID) : nil
+                    try await sendWithRetries(request, backfillProgress: progress)
                 }
+            } catch {
+                next?.cancel()
+                throw error
             }
         }
     }
 
-    /// Sends `rows` until acknowledged: a failure waits and sends the same rows again; a
-    /// refusal of too large a request sends it in halves; any other refusal sets the rows aside.
-    private func sendWithRetries(_ rows: ShippingRows) async throws {
+    /// The next request's rows of `work`, read and encoded off the caller's task, and what is
+    /// left after them.
+    private func prepare(_ work: ShippingWork) -> Task<(requests: [ShippingRequest], rest: ShippingWork), any Error> {
+        let (limit, maxBytes) = (configuration.maxRowsPerRequest, configuration.maxBytesPerRequest)
+        let (store, destination, shipment) = (self.store, self.destination, self.shipment)
+        return Task {
+            let (rows, rest) = try await store.core.read { connection in
+                var rest = work
+                let rows = try rest.next(limit: limit, on: connection)
+                return (rows, rest)
+            }
+            var requests: [ShippingRequest] = []
+            for part in rows.split(maxBytes: maxBytes) {
+                do {
+                    requests.append(try destination.encode(part, shipment: shipment))
+                } catch {
+                    // Cannot be encoded (compression failed): sent as rows again, refused there.
+                    requests.append(ShippingRequest(rows: part, bodies: [], bytes: 0))
+                }
+            }
+            return (requests, rest)
+        }
+    }
+
+    /// Sends `request` until acknowledged: a failure waits and sends the same bodies again; a
+    /// refusal of too large a request sends its rows in halves; any other refusal sets the rows
+    /// aside. `backfillProgress` is recorded with the acknowledgement.
+    private func sendWithRetries(_ request: ShippingRequest, backfillProgress: (Int64, Int64)?) async throws {
         var delay = Duration.milliseconds(250)
         var attempts = 0
         while true {
             if isStopping { throw CancellationError() }
             let started = ContinuousClock.now
-            let outcome = await attempt(rows)
+            let outcome = await attempt(request)
             switch outcome {
-            case .success(let bytes):
-                try await record(sent: rows, bytes: bytes)
-                emit(.sent(rows: rows.count, bytes: bytes, seconds: (ContinuousClock.now - started).seconds))
+            case .success:
+                try await record(sent: request.rows, bytes: request.bytes, backfillProgress: backfillProgress)
+                emit(.sent(rows: request.rows.count, bytes: request.bytes, seconds: (ContinuousClock.now - started).seconds))
                 return
             case .failure(.refused(let reason, let tooLarge)):
-                if tooLarge && rows.count > 1 {
-                    for half in rows.halves() { try await sendWithRetries(half) }
+                if tooLarge && request.rows.count > 1 {
+                    let halves = request.rows.halves()
+                    for (index, half) in halves.enumerated() {
+                        let encoded = try encoded(half)
+                        try await sendWithRetries(encoded, backfillProgress: index == halves.count - 1 ? backfillProgress : nil)
+                    }
                     return
                 }
                 try await record(failure: reason, retried: false)
-                try await record(setAside: rows.count)
-                emit(.setAside(rows: rows.count, reason: reason))
+                try await record(setAside: request.rows.count, backfillProgress: backfillProgress)
+                emit(.setAside(rows: request.rows.count, reason: reason))
                 return
             case .failure(.retryable(let reason, let retryAfter)):
                 attempts += 1
@@ -305,6 +330,15 @@ public final class LogShipper: Sendable {
         }
     }
 
+    /// `rows` encoded for the destination; rows that cannot be are refused like a bad request.
+    private func encoded(_ rows: ShippingRows) throws -> ShippingRequest {
+        do {
+            return try destination.encode(rows, shipment: shipment)
+        } catch {
+            return ShippingRequest(rows: rows, bodies: [], bytes: 0)
+        }
+    }
+
     /// Waits `duration` before a retry, in steps of 50 ms so that ``stop()`` ends the wait
     /// (throwing): a `Retry-After` of a minute must not hold up a stop, as nothing is in flight.
     private func pause(for duration: Duration) async throws {
@@ -315,36 +349,53 @@ public final class LogShipper: Sendable {
         }
     }
 
-    /// One request: the destination prepared when it needs to be, then the rows.
-    private func attempt(_ rows: ShippingRows) async -> Result<Int, ShippingFailure> {
+    /// One request: the destination prepared when it needs to be, then the bodies. A request
+    /// without bodies could not be encoded: it is refused.
+    private func attempt(_ request: ShippingRequest) async -> Result<Void, ShippingFailure> {
         do throws(ShippingFailure) {
+            guard !request.bodies.isEmpty else { throw .refused("the rows could not be encoded", tooLarge: false) }
             if state.withLock({ $0.needsPreparation }) {
                 try await destination.prepare()
                 state.withLock { $0.needsPreparation = false }
             }
             state.withLock { $0.inFlight += 1 }
             defer { state.withLock { $0.inFlight -= 1 } }
-            return .success(try await destination.send(rows, shipment: shipment))
+            try await destination.send(request)
+            return .success(())
         } catch {
             return .failure(error)
         }
     }
 
-    private func record(sent rows: ShippingRows, bytes: Int) async throws {
+    /// The counters of an acknowledged request, and the backfill's progress with them, in one
+    /// transaction.
+    private func record(sent rows: ShippingRows, bytes: Int, backfillProgress: (Int64, Int64)?) async throws {
         let arguments: [DatabaseValue] = [
             .integer(Int64(rows.count - rows.gaps.count)), .integer(Int64(bytes)),
             .integer(Int64(rows.gaps.reduce(0) { $0 + $1.rows })), .real(Date().timeIntervalSince1970),
             .integer(authorID),
         ]
-        try await store.core.write { writer in
-            try writer.transaction { try writer.connection.run(Shippers.recordSentSQL, arguments) }
+        try await store.core.write { [authorID] writer in
+            try writer.transaction {
+                try writer.connection.run(Shippers.recordSentSQL, arguments)
+                if let (messages, tasks) = backfillProgress {
+                    try writer.connection.run(
+                        Shippers.backfillProgressSQL, [.integer(messages), .integer(tasks), .integer(authorID)])
+                }
+            }
         }
     }
 
-    private func record(setAside rows: Int) async throws {
+    private func record(setAside rows: Int, backfillProgress: (Int64, Int64)?) async throws {
         let arguments: [DatabaseValue] = [.integer(Int64(rows)), .integer(authorID)]
-        try await store.core.write { writer in
-            try writer.transaction { try writer.connection.run(Shippers.recordSetAsideSQL, arguments) }
+        try await store.core.write { [authorID] writer in
+            try writer.transaction {
+                try writer.connection.run(Shippers.recordSetAsideSQL, arguments)
+                if let (messages, tasks) = backfillProgress {
+                    try writer.connection.run(
+                        Shippers.backfillProgressSQL, [.integer(messages), .integer(tasks), .integer(authorID)])
+                }
+            }
         }
     }
 

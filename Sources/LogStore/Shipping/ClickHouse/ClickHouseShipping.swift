@@ -79,31 +79,33 @@ final class ClickHouseShipping: ShippingDestination {
 
     static let lateServerInterval: Duration = .seconds(2)
 
-    func send(_ rows: ShippingRows, shipment: Shipment) async throws(ShippingFailure) -> Int {
-        prepareLateServers()
+    func encode(_ rows: ShippingRows, shipment: Shipment) throws(ShippingFailure) -> ShippingRequest {
         let storeID = shipment.store.uuidString.lowercased()
+        var request = ShippingRequest(rows: rows, bodies: [], bytes: 0)
         var encoder = ClickHouseRowBinary()
-        var sent = 0
         if !rows.messages.isEmpty {
             for message in rows.messages {
                 encoder.append(message, shipment: shipment, storeID: storeID, version: rows.version)
             }
-            sent += try await insert(encoder.bytes, into: ClickHouseSchema.messages, compresses: shipment.compresses)
+            try add(encoder.bytes, into: ClickHouseSchema.messages, compresses: shipment.compresses, to: &request)
             encoder.removeAll()
         }
         if !rows.tasks.isEmpty {
             for task in rows.tasks { encoder.append(task, shipment: shipment, storeID: storeID, version: rows.version) }
-            sent += try await insert(encoder.bytes, into: ClickHouseSchema.tasks, compresses: shipment.compresses)
+            try add(encoder.bytes, into: ClickHouseSchema.tasks, compresses: shipment.compresses, to: &request)
             encoder.removeAll()
         }
         if !rows.gaps.isEmpty {
             for gap in rows.gaps { encoder.append(gap, shipment: shipment, storeID: storeID, version: rows.version) }
-            sent += try await insert(encoder.bytes, into: ClickHouseSchema.gaps, compresses: shipment.compresses)
+            try add(encoder.bytes, into: ClickHouseSchema.gaps, compresses: shipment.compresses, to: &request)
         }
-        return sent
+        return request
     }
 
-    private func insert(_ body: [UInt8], into table: ClickHouseSchema.Table, compresses: Bool) async throws(ShippingFailure) -> Int {
+    /// One table's insert: the statement, and the rows as `RowBinary`.
+    private func add(
+        _ body: [UInt8], into table: ClickHouseSchema.Table, compresses: Bool, to request: inout ShippingRequest
+    ) throws(ShippingFailure) {
         let sql = "INSERT INTO \(ClickHouseSchema.insertTable(table, database: destination.database, cluster: destination.cluster)) "
             + "(\(table.columnList)) FORMAT RowBinary"
         var payload = Data(body)
@@ -116,15 +118,22 @@ final class ClickHouseShipping: ShippingDestination {
             }
             headers["Content-Encoding"] = "gzip"
         }
-        let index = current.withLock { $0 }
-        do {
-            try await post(sql, body: payload, headers: headers, to: index)
-        } catch {
-            // The next server gets the retry; a refusal is the rows' fault, not the server's.
-            if case .retryable = error { current.withLock { $0 = (index + 1) % max(1, destination.urls.count) } }
-            throw error
+        request.bodies.append(ShippingRequest.Body(query: sql, payload: payload, headers: headers))
+        request.bytes += body.count
+    }
+
+    func send(_ request: ShippingRequest) async throws(ShippingFailure) {
+        prepareLateServers()
+        for body in request.bodies {
+            let index = current.withLock { $0 }
+            do {
+                try await post(body.query, body: body.payload, headers: body.headers, to: index)
+            } catch {
+                // The next server gets the retry; a refusal is the rows' fault, not the server's.
+                if case .retryable = error { current.withLock { $0 = (index + 1) % max(1, destination.urls.count) } }
+                throw error
+            }
         }
-        return body.count
     }
 
     private func run(_ sql: String, on index: Int) async throws(ShippingFailure) {

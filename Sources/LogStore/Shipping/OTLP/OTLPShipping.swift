@@ -19,7 +19,7 @@ final class OTLPShipping: ShippingDestination {
 
     func prepare() async throws(ShippingFailure) {}
 
-    func send(_ rows: ShippingRows, shipment: Shipment) async throws(ShippingFailure) -> Int {
+    func encode(_ rows: ShippingRows, shipment: Shipment) throws(ShippingFailure) -> ShippingRequest {
         let encoder = OTLPLogsEncoder(resource: OTLPResource(
             serviceName: destination.serviceName, serviceInstanceID: shipment.store.uuidString.lowercased(),
             hostName: node))
@@ -35,22 +35,28 @@ final class OTLPShipping: ShippingDestination {
             }
             headers["Content-Encoding"] = "gzip"
         }
+        return ShippingRequest(rows: rows, bodies: [.init(query: nil, payload: payload, headers: headers)], bytes: body.count)
+    }
+
+    func send(_ request: ShippingRequest) async throws(ShippingFailure) {
         let target = destination.url.withoutCredentials
-        let answer: HTTPPoster.Answer
-        do {
-            answer = try await poster.post(destination.url, body: payload, headers: headers)
-        } catch {
-            throw .retryable("\(target): \(error.localizedDescription)", retryAfter: nil)
-        }
-        switch answer.status {
-        case 200..<300:
-            return body.count
-        case 429, 502, 503, 504:
-            throw .retryable(
-                "\(target) answered \(answer.status): \(answer.excerpt)",
-                retryAfter: answer.headers["retry-after"].flatMap(RetryAfter.parse))
-        default:
-            throw .refused("\(target) answered \(answer.status): \(answer.excerpt)", tooLarge: answer.status == 413)
+        for body in request.bodies {
+            let answer: HTTPPoster.Answer
+            do {
+                answer = try await poster.post(destination.url, body: body.payload, headers: body.headers)
+            } catch {
+                throw .retryable("\(target): \(error.localizedDescription)", retryAfter: nil)
+            }
+            switch answer.status {
+            case 200..<300:
+                continue
+            case 429, 502, 503, 504:
+                throw .retryable(
+                    "\(target) answered \(answer.status): \(answer.excerpt)",
+                    retryAfter: answer.headers["retry-after"].flatMap(RetryAfter.parse))
+            default:
+                throw .refused("\(target) answered \(answer.status): \(answer.excerpt)", tooLarge: answer.status == 413)
+            }
         }
     }
 
