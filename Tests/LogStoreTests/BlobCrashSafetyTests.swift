@@ -76,7 +76,7 @@ struct KilledWriterTests {
             let blobs = url.appendingPathComponent("blobs")
             // Wait until bodies are being written as files and a few batches have committed
             // (the writer commits every 300 ms), then kill without warning, mid-run.
-            let deadline = Date().addingTimeInterval(TimeScale.scaled(30))
+            let deadline = Date().addingTimeInterval(TimeScale.scaled(120))
             while Date() < deadline {
                 let files = (try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []
                 if files.count >= 3 { break }
@@ -84,7 +84,7 @@ struct KilledWriterTests {
             }
             // and until a reader sees some of the tasks committed: killed mid-run, with bodies
             // both committed and in flight.
-            try await waitFor(seconds: 30) {
+            try await waitFor(seconds: 120) {
                 // A reader may fail for a moment while the child writes (a schema being
                 // created): that is a "not yet", not a failure of this test.
                 guard let reader = try? await LogStore(storeURL: url, options: [.readonly]) else { return false }

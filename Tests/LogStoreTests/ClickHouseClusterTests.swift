@@ -13,75 +13,79 @@ import Testing
         "skipped: needs clickhouse-server and zookeeper (apt-get install clickhouse-server zookeeper)"))
 struct ClickHouseClusterTests {
     @Test func replicasReplicateAndAKilledOneCatchesUpAfterItsRestart() async throws {
-        let cluster = try await ClickHouseCluster.start(replicas: 2)
-        defer { cluster.stop() }
-        #expect(cluster.clusterName == "logstore")
-        #expect(cluster.servers.map(\.name) == ["r0", "r1"])
-        #expect(Set(cluster.servers.map(\.directory)).count == 2)
-        #expect(try await cluster.query("SELECT substitution FROM system.macros ORDER BY macro", server: 1) == "r1\n01\n")
-        #expect(Set(cluster.residentBytes().keys) == ["zookeeper", "r0", "r1"])
-        try await Self.createTables(in: cluster)
+        try await asHeavyTest {
+            let cluster = try await ClickHouseCluster.start(replicas: 2)
+            defer { cluster.stop() }
+            #expect(cluster.clusterName == "logstore")
+            #expect(cluster.servers.map(\.name) == ["r0", "r1"])
+            #expect(Set(cluster.servers.map(\.directory)).count == 2)
+            #expect(try await cluster.query("SELECT substitution FROM system.macros ORDER BY macro", server: 1) == "r1\n01\n")
+            #expect(Set(cluster.residentBytes().keys) == ["zookeeper", "r0", "r1"])
+            try await Self.createTables(in: cluster)
 
-        _ = try await cluster.query("INSERT INTO db.t_local VALUES (1, 'a', 1), (2, 'b', 1)", server: 0)
-        try await Self.expectEventually(cluster, "SELECT count() FROM db.t_local", server: 1, is: "2\n")
+            _ = try await cluster.query("INSERT INTO db.t_local VALUES (1, 'a', 1), (2, 'b', 1)", server: 0)
+            try await Self.expectEventually(cluster, "SELECT count() FROM db.t_local", server: 1, is: "2\n")
 
-        cluster.kill(server: 1)
-        #expect(Set(cluster.residentBytes().keys) == ["zookeeper", "r0"])
-        let killed = await #expect(throws: ClickHouseClusterError.self) { try await cluster.query("SELECT 1", server: 1) }
-        #expect(killed?.code == .unreachable)
-        _ = try await cluster.query("INSERT INTO db.t_local VALUES (3, 'c', 1)", server: 0)
-        // A synchronous insert through the Distributed table picks the replica that answers.
-        _ = try await cluster.post(
-            Data("4\td\t1\n".utf8), parameters: ["query": "INSERT INTO db.t FORMAT TabSeparated", "insert_distributed_sync": "1"],
-            server: 0)
-        #expect(try await cluster.query("SELECT count() FROM db.t", server: 0) == "4\n")
+            cluster.kill(server: 1)
+            #expect(Set(cluster.residentBytes().keys) == ["zookeeper", "r0"])
+            let killed = await #expect(throws: ClickHouseClusterError.self) { try await cluster.query("SELECT 1", server: 1) }
+            #expect(killed?.code == .unreachable)
+            _ = try await cluster.query("INSERT INTO db.t_local VALUES (3, 'c', 1)", server: 0)
+            // A synchronous insert through the Distributed table picks the replica that answers.
+            _ = try await cluster.post(
+                Data("4\td\t1\n".utf8), parameters: ["query": "INSERT INTO db.t FORMAT TabSeparated", "insert_distributed_sync": "1"],
+                server: 0)
+            #expect(try await cluster.query("SELECT count() FROM db.t", server: 0) == "4\n")
 
-        try await cluster.restart(server: 1)
-        try await Self.expectEventually(cluster, "SELECT count() FROM db.t_local", server: 1, is: "4\n")
-        _ = try await cluster.query("INSERT INTO db.t_local VALUES (5, 'e', 1)", server: 1)
-        try await Self.expectEventually(cluster, "SELECT count() FROM db.t_local", server: 0, is: "5\n")
+            try await cluster.restart(server: 1)
+            try await Self.expectEventually(cluster, "SELECT count() FROM db.t_local", server: 1, is: "4\n")
+            _ = try await cluster.query("INSERT INTO db.t_local VALUES (5, 'e', 1)", server: 1)
+            try await Self.expectEventually(cluster, "SELECT count() FROM db.t_local", server: 0, is: "5\n")
 
-        let directories = [cluster.directory] + cluster.servers.map(\.directory)
-        cluster.stop()
-        for directory in directories { #expect(!FileManager.default.fileExists(atPath: directory.path)) }
-        #expect(cluster.residentBytes().isEmpty)
-        let afterStop = await #expect(throws: ClickHouseClusterError.self) { try await cluster.query("SELECT 1") }
-        #expect(afterStop?.code == .stopped)
-        await #expect(throws: ClickHouseClusterError.self) { try await cluster.restart(server: 1) }
+            let directories = [cluster.directory] + cluster.servers.map(\.directory)
+            cluster.stop()
+            for directory in directories { #expect(!FileManager.default.fileExists(atPath: directory.path)) }
+            #expect(cluster.residentBytes().isEmpty)
+            let afterStop = await #expect(throws: ClickHouseClusterError.self) { try await cluster.query("SELECT 1") }
+            #expect(afterStop?.code == .stopped)
+            await #expect(throws: ClickHouseClusterError.self) { try await cluster.restart(server: 1) }
+        }
     }
 
     @Test func theHTTPInterfaceTakesRowBinaryGzipAndSynchronousDistributedInserts() async throws {
-        let cluster = try await ClickHouseCluster.start(replicas: 2)
-        defer { cluster.stop() }
-        try await Self.createTables(in: cluster)
-        let insert = ["query": "INSERT INTO db.t FORMAT RowBinary", "insert_distributed_sync": "1"]
+        try await asHeavyTest {
+            let cluster = try await ClickHouseCluster.start(replicas: 2)
+            defer { cluster.stop() }
+            try await Self.createTables(in: cluster)
+            let insert = ["query": "INSERT INTO db.t FORMAT RowBinary", "insert_distributed_sync": "1"]
 
-        _ = try await cluster.post(Self.rowBinary([(1, "a", 1), (2, "b", 1)]), parameters: insert, server: 0)
-        let compressed = try ZlibCompressor(level: 1, gzip: true).compress(Self.rowBinary([(1, "a2", 2), (3, "c", 1)]))
-        _ = try await cluster.post(Data(compressed), parameters: insert, headers: ["Content-Encoding": "gzip"], server: 0)
+            _ = try await cluster.post(Self.rowBinary([(1, "a", 1), (2, "b", 1)]), parameters: insert, server: 0)
+            let compressed = try ZlibCompressor(level: 1, gzip: true).compress(Self.rowBinary([(1, "a2", 2), (3, "c", 1)]))
+            _ = try await cluster.post(Data(compressed), parameters: insert, headers: ["Content-Encoding": "gzip"], server: 0)
 
-        // Synchronous: the rows are in a replica when the insert returns; FINAL keeps the newest
-        // version of key 1 even before a merge has replaced the older one.
-        try await Self.expectEventually(cluster, "SELECT count() FROM db.t FINAL", server: 1, is: "3\n")
-        #expect(try await cluster.query("SELECT k, s, v FROM db.t FINAL ORDER BY k", server: 1) == "1\ta2\t2\n2\tb\t1\n3\tc\t1\n")
+            // Synchronous: the rows are in a replica when the insert returns; FINAL keeps the newest
+            // version of key 1 even before a merge has replaced the older one.
+            try await Self.expectEventually(cluster, "SELECT count() FROM db.t FINAL", server: 1, is: "3\n")
+            #expect(try await cluster.query("SELECT k, s, v FROM db.t FINAL ORDER BY k", server: 1) == "1\ta2\t2\n2\tb\t1\n3\tc\t1\n")
 
-        let unknownTable = await #expect(throws: ClickHouseClusterError.self) {
-            try await cluster.query("SELECT count() FROM db.nowhere")
+            let unknownTable = await #expect(throws: ClickHouseClusterError.self) {
+                try await cluster.query("SELECT count() FROM db.nowhere")
+            }
+            #expect(unknownTable?.code == .queryFailed)
+            #expect(unknownTable?.status == 404)
+            #expect(unknownTable?.body?.contains("Code: 60") == true)
+            #expect(unknownTable?.description.contains("db.nowhere doesn't exist") == true)
+            let syntax = await #expect(throws: ClickHouseClusterError.self) { try await cluster.query("SELEC 1") }
+            #expect(syntax?.status == 400)
+            let unknownSetting = await #expect(throws: ClickHouseClusterError.self) {
+                try await cluster.post(Data("SELECT 1".utf8), parameters: ["no_such_setting": "1"])
+            }
+            #expect(unknownSetting?.status == 404)
+            let brokenGzip = await #expect(throws: ClickHouseClusterError.self) {
+                try await cluster.post(Self.rowBinary([(9, "x", 1)]), parameters: insert, headers: ["Content-Encoding": "gzip"])
+            }
+            #expect(brokenGzip?.status == 500)
         }
-        #expect(unknownTable?.code == .queryFailed)
-        #expect(unknownTable?.status == 404)
-        #expect(unknownTable?.body?.contains("Code: 60") == true)
-        #expect(unknownTable?.description.contains("db.nowhere doesn't exist") == true)
-        let syntax = await #expect(throws: ClickHouseClusterError.self) { try await cluster.query("SELEC 1") }
-        #expect(syntax?.status == 400)
-        let unknownSetting = await #expect(throws: ClickHouseClusterError.self) {
-            try await cluster.post(Data("SELECT 1".utf8), parameters: ["no_such_setting": "1"])
-        }
-        #expect(unknownSetting?.status == 404)
-        let brokenGzip = await #expect(throws: ClickHouseClusterError.self) {
-            try await cluster.post(Self.rowBinary([(9, "x", 1)]), parameters: insert, headers: ["Content-Encoding": "gzip"])
-        }
-        #expect(brokenGzip?.status == 500)
     }
 
     /// A database `db` with a replicated table `t_local` on every server and a Distributed

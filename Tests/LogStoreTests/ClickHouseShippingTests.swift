@@ -52,156 +52,162 @@ struct ClickHouseShippingTests {
         #expect(rows == keys && taskRows == taskKeys, "\(comment): each key once")
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(TimeScale.minutes(10))))
     func rowsArriveOnceThroughAReplicasDeath() async throws {
-        let cluster = try await ClickHouseCluster.start(replicas: 2)
-        defer { cluster.stop() }
-        try await withTemporaryStoreURL { url in
-            // What the store held before the shipper first ran: the backfill.
-            try await withStore(at: url) { store in
-                for index in 0..<500 {
-                    store.storeMessage(label: "api", level: index % 25 == 0 ? .error : .info, message: "before \(index)",
-                                       metadata: ["index": .stringConvertible(index), "user": .dictionary(["id": "u\(index % 7)"])])
+        try await asHeavyTest {
+            let cluster = try await ClickHouseCluster.start(replicas: 2)
+            defer { cluster.stop() }
+            try await withTemporaryStoreURL { url in
+                // What the store held before the shipper first ran: the backfill.
+                try await withStore(at: url) { store in
+                    for index in 0..<500 {
+                        store.storeMessage(label: "api", level: index % 25 == 0 ? .error : .info, message: "before \(index)",
+                                           metadata: ["index": .stringConvertible(index), "user": .dictionary(["id": "u\(index % 7)"])])
+                    }
+                    for index in 0..<20 {
+                        store.storeRequest(
+                            NetworkRequest(url: Self.itemURL.appendingPathComponent("\(index)"), method: "GET"),
+                            response: NetworkResponse(url: Self.itemURL, statusCode: 200), error: nil, data: Data("ok".utf8))
+                    }
+                    try await store.flush()
                 }
-                for index in 0..<20 {
-                    store.storeRequest(
-                        NetworkRequest(url: Self.itemURL.appendingPathComponent("\(index)"), method: "GET"),
-                        response: NetworkResponse(url: Self.itemURL, statusCode: 200), error: nil, data: Data("ok".utf8))
+
+                let app = try await LogStore(storeURL: url, options: [])
+                let shipper = try await LogShipper(
+                    storeURL: url, configuration: .init(destination: Self.destination(cluster), node: "node-a"))
+                let running = Task { try await shipper.run() }
+                do {
+                    #expect(try await shipper.waitUntilCaughtUp(timeout: .seconds(60)), "the backfill is acknowledged")
+
+                    // The preferred replica dies; what is logged now goes through the other.
+                    cluster.kill(server: 0)
+                    let network = NetworkLogger(store: app)
+                    let pendingID = UUID()
+                    network.logTaskCreated(taskID: pendingID, request: NetworkRequest(url: Self.itemURL, method: "POST"))
+                    for index in 0..<300 {
+                        app.storeMessage(label: "worker", level: .info, message: "during \(index)")
+                    }
+                    try await app.flush()
+                    #expect(try await shipper.waitUntilCaughtUp(timeout: .seconds(60)), "shipped through the surviving replica")
+                    let pendingState = try await cluster.query(
+                        "SELECT state FROM default.logstore_tasks FINAL WHERE task_id = '\(pendingID.uuidString.lowercased())' FORMAT TSV", server: 1)
+                    #expect(pendingState.trimmingCharacters(in: .whitespacesAndNewlines) == "pending")
+
+                    // The task completes: its row is replaced by the later state.
+                    network.logTaskCompleted(
+                        taskID: pendingID, response: NetworkResponse(url: Self.itemURL, statusCode: 201), error: nil,
+                        responseBody: Data("created".utf8))
+                    try await app.flush()
+                    #expect(try await shipper.waitUntilCaughtUp(timeout: .seconds(60)))
+                    try await cluster.restart(server: 0)
+
+                    let status = try await shipper.status()
+                    // The dead replica's failures were retried on the other: nothing set aside, no gap.
+                    #expect(status.setAsideRows == 0 && status.gapRows == 0, "\(status)")
+                    #expect(status.behindChanges == 0)
+                    #expect(status.sentRows >= 500 + 20 + 300 + 1)
+                } catch {
+                    shipper.stop()
+                    _ = try? await running.value
+                    try? await shipper.close()
+                    try? await app.close()
+                    throw error
                 }
-                try await store.flush()
-            }
-
-            let app = try await LogStore(storeURL: url, options: [])
-            let shipper = try await LogShipper(
-                storeURL: url, configuration: .init(destination: Self.destination(cluster), node: "node-a"))
-            let running = Task { try await shipper.run() }
-            do {
-                #expect(try await shipper.waitUntilCaughtUp(timeout: .seconds(60)), "the backfill is acknowledged")
-
-                // The preferred replica dies; what is logged now goes through the other.
-                cluster.kill(server: 0)
-                let network = NetworkLogger(store: app)
-                let pendingID = UUID()
-                network.logTaskCreated(taskID: pendingID, request: NetworkRequest(url: Self.itemURL, method: "POST"))
-                for index in 0..<300 {
-                    app.storeMessage(label: "worker", level: .info, message: "during \(index)")
-                }
-                try await app.flush()
-                #expect(try await shipper.waitUntilCaughtUp(timeout: .seconds(60)), "shipped through the surviving replica")
-                let pendingState = try await cluster.query(
-                    "SELECT state FROM default.logstore_tasks FINAL WHERE task_id = '\(pendingID.uuidString.lowercased())' FORMAT TSV", server: 1)
-                #expect(pendingState.trimmingCharacters(in: .whitespacesAndNewlines) == "pending")
-
-                // The task completes: its row is replaced by the later state.
-                network.logTaskCompleted(
-                    taskID: pendingID, response: NetworkResponse(url: Self.itemURL, statusCode: 201), error: nil,
-                    responseBody: Data("created".utf8))
-                try await app.flush()
-                #expect(try await shipper.waitUntilCaughtUp(timeout: .seconds(60)))
-                try await cluster.restart(server: 0)
-
-                let status = try await shipper.status()
-                // The dead replica's failures were retried on the other: nothing set aside, no gap.
-                #expect(status.setAsideRows == 0 && status.gapRows == 0, "\(status)")
-                #expect(status.behindChanges == 0)
-                #expect(status.sentRows >= 500 + 20 + 300 + 1)
-            } catch {
                 shipper.stop()
-                _ = try? await running.value
-                try? await shipper.close()
-                try? await app.close()
-                throw error
-            }
-            shipper.stop()
-            try await running.value
-            try await shipper.close()
-            try await app.close()
+                try await running.value
+                try await shipper.close()
+                try await app.close()
 
-            let (messages, tasks) = try await Self.storeCounts(url)
-            // Both replicas hold everything: the restarted one fetched what it missed.
-            try await Self.expectArrived(cluster, messages: messages, tasks: tasks, server: 1, "the surviving replica")
-            try await Self.expectArrived(cluster, messages: messages, tasks: tasks, server: 0, "the restarted replica")
-            let states = try await cluster.query(
-                "SELECT state, status_code FROM default.logstore_tasks FINAL WHERE method = 'POST' FORMAT TSV", server: 0)
-            #expect(states.trimmingCharacters(in: .whitespacesAndNewlines) == "success\t201", "the latest state won")
-            let metadata = try await cluster.query(
-                "SELECT metadata_values[indexOf(metadata_keys, 'user')] FROM default.logstore_messages FINAL WHERE text = 'before 3' FORMAT TSV",
-                server: 0)
-            #expect(metadata.contains("u3"), "metadata arrives: \(metadata)")
+                let (messages, tasks) = try await Self.storeCounts(url)
+                // Both replicas hold everything: the restarted one fetched what it missed.
+                try await Self.expectArrived(cluster, messages: messages, tasks: tasks, server: 1, "the surviving replica")
+                try await Self.expectArrived(cluster, messages: messages, tasks: tasks, server: 0, "the restarted replica")
+                let states = try await cluster.query(
+                    "SELECT state, status_code FROM default.logstore_tasks FINAL WHERE method = 'POST' FORMAT TSV", server: 0)
+                #expect(states.trimmingCharacters(in: .whitespacesAndNewlines) == "success\t201", "the latest state won")
+                let metadata = try await cluster.query(
+                    "SELECT metadata_values[indexOf(metadata_keys, 'user')] FROM default.logstore_messages FINAL WHERE text = 'before 3' FORMAT TSV",
+                    server: 0)
+                #expect(metadata.contains("u3"), "metadata arrives: \(metadata)")
+            }
         }
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(TimeScale.minutes(10))))
     func whatTheSizeLimitDeletedArrivesAsACountedGap() async throws {
-        let cluster = try await ClickHouseCluster.start(replicas: 2)
-        defer { cluster.stop() }
-        try await withTemporaryStoreURL { url in
-            var small = LogStore.Configuration()
-            small.sizeLimit = 400_000
-            small.overflowPolicy = .waitForSpace
-            try await withStore(at: url, configuration: small) { store in
-                store.storeMessage(label: "app", level: .info, message: "first")
-                try await store.flush()
-            }
-            // The shipper registers and sends what there is, then stops; the app goes on.
-            let configuration = LogShipper.Configuration(destination: Self.destination(cluster), node: "node-b")
-            let first = try await LogShipper(storeURL: url, configuration: configuration)
-            let firstRun = Task { try await first.run() }
-            #expect(try await first.waitUntilCaughtUp(timeout: .seconds(60)))
-            first.stop()
-            try await firstRun.value
-            try await first.close()
+        try await asHeavyTest {
+            let cluster = try await ClickHouseCluster.start(replicas: 2)
+            defer { cluster.stop() }
+            try await withTemporaryStoreURL { url in
+                var small = LogStore.Configuration()
+                small.sizeLimit = 400_000
+                small.overflowPolicy = .waitForSpace
+                try await withStore(at: url, configuration: small) { store in
+                    store.storeMessage(label: "app", level: .info, message: "first")
+                    try await store.flush()
+                }
+                // The shipper registers and sends what there is, then stops; the app goes on.
+                let configuration = LogShipper.Configuration(destination: Self.destination(cluster), node: "node-b")
+                let first = try await LogShipper(storeURL: url, configuration: configuration)
+                let firstRun = Task { try await first.run() }
+                #expect(try await first.waitUntilCaughtUp(timeout: .seconds(60)))
+                first.stop()
+                try await firstRun.value
+                try await first.close()
 
-            let logged = 3_000
-            try await withStore(at: url, configuration: small) { store in
-                let padding = String(repeating: "x", count: 300)
-                for index in 0..<logged { store.storeMessage(label: "app", level: .info, message: "\(index) \(padding)") }
-                try await store.flush()
-                _ = try await store.sweep()
-            }
-            let kept = try await Self.storeCounts(url).messages
-            try #require(kept < logged + 1, "the size limit deleted unshipped rows")
+                let logged = 3_000
+                try await withStore(at: url, configuration: small) { store in
+                    let padding = String(repeating: "x", count: 300)
+                    for index in 0..<logged { store.storeMessage(label: "app", level: .info, message: "\(index) \(padding)") }
+                    try await store.flush()
+                    _ = try await store.sweep()
+                }
+                let kept = try await Self.storeCounts(url).messages
+                try #require(kept < logged + 1, "the size limit deleted unshipped rows")
 
-            let second = try await LogShipper(storeURL: url, configuration: configuration)
-            let secondRun = Task { try await second.run() }
-            #expect(try await second.waitUntilCaughtUp(timeout: .seconds(60)))
-            let status = try await second.status()
-            second.stop()
-            try await secondRun.value
-            try await second.close()
+                let second = try await LogShipper(storeURL: url, configuration: configuration)
+                let secondRun = Task { try await second.run() }
+                #expect(try await second.waitUntilCaughtUp(timeout: .seconds(60)))
+                let status = try await second.status()
+                second.stop()
+                try await secondRun.value
+                try await second.close()
 
-            try await waitFor(seconds: 60) {
-                let shipped = try await Self.counts(cluster, "logstore_messages", server: 1).rows
-                let gaps = Int(try await cluster.query(
-                    "SELECT sum(rows) FROM default.logstore_gaps FINAL WHERE entity = 'message' FORMAT TSV", server: 1)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-                return shipped + gaps == logged + 1 && gaps > 0
+                try await waitFor(seconds: 60) {
+                    let shipped = try await Self.counts(cluster, "logstore_messages", server: 1).rows
+                    let gaps = Int(try await cluster.query(
+                        "SELECT sum(rows) FROM default.logstore_gaps FINAL WHERE entity = 'message' FORMAT TSV", server: 1)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+                    return shipped + gaps == logged + 1 && gaps > 0
+                }
+                // "first" was shipped before the sweep deleted it: only the others are a gap.
+                #expect(status.gapRows == logged - kept, "\(status)")
             }
-            // "first" was shipped before the sweep deleted it: only the others are a gap.
-            #expect(status.gapRows == logged - kept, "\(status)")
         }
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(TimeScale.minutes(10))))
     func theCommandLineShipsUntilCaughtUp() async throws {
-        let cluster = try await ClickHouseCluster.start(replicas: 2)
-        defer { cluster.stop() }
-        try await withTemporaryStoreURL { url in
-            try await withStore(at: url) { store in
-                for index in 0..<1_000 { store.storeMessage(label: "cli", level: .notice, message: "line \(index)") }
-                try await store.flush()
-            }
-            let urls = cluster.servers.map(\.httpURL.absoluteString).joined(separator: ",")
-            let run = try await SpawnedProcess.run(
-                MultiProcessStressTests.commandLine,
-                ["ship", url.path, "--clickhouse", urls, "--cluster", cluster.clusterName, "--node", "cli-node", "--until-caught-up"],
-                seconds: 90)
-            #expect(!run.timedOut && run.status == 0, "\(run.output)")
-            let (messages, tasks) = try await Self.storeCounts(url)
-            try await Self.expectArrived(cluster, messages: messages, tasks: tasks, server: 1, "after logstore ship")
+        try await asHeavyTest {
+            let cluster = try await ClickHouseCluster.start(replicas: 2)
+            defer { cluster.stop() }
+            try await withTemporaryStoreURL { url in
+                try await withStore(at: url) { store in
+                    for index in 0..<1_000 { store.storeMessage(label: "cli", level: .notice, message: "line \(index)") }
+                    try await store.flush()
+                }
+                let urls = cluster.servers.map(\.httpURL.absoluteString).joined(separator: ",")
+                let run = try await SpawnedProcess.run(
+                    MultiProcessStressTests.commandLine,
+                    ["ship", url.path, "--clickhouse", urls, "--cluster", cluster.clusterName, "--node", "cli-node", "--until-caught-up"],
+                    seconds: 90)
+                #expect(!run.timedOut && run.status == 0, "\(run.output)")
+                let (messages, tasks) = try await Self.storeCounts(url)
+                try await Self.expectArrived(cluster, messages: messages, tasks: tasks, server: 1, "after logstore ship")
 
-            let history = try await SpawnedProcess.run(MultiProcessStressTests.commandLine, ["history", url.path], seconds: 30)
-            #expect(history.output.contains("shipper:clickhouse"), "\(history.output)")
+                let history = try await SpawnedProcess.run(MultiProcessStressTests.commandLine, ["history", url.path], seconds: 30)
+                #expect(history.output.contains("shipper:clickhouse"), "\(history.output)")
+            }
         }
     }
 }

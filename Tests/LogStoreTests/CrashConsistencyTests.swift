@@ -57,9 +57,10 @@ struct CrashConsistencyTests {
             // The child acknowledges crash-merges' messages at its last commit, and the writer
             // merges from a second after it: those kills come 0.95–1.4 s after it.
             let delay = Int.random(in: 50...500, using: &random) + (mode == "crash-merges" ? 900 : 0)
-            let outcome = try await withTemporaryDirectory { directory in
+            // One trial at a time among the heavy tests: its kill delays are about time.
+            let outcome = try await asHeavyTest { try await withTemporaryDirectory { directory in
                 try await runTrial(mode: mode, directory: directory, killDelay: delay, trial: trial)
-            }
+            } }
             if outcome.inProgress { interrupted += 1 }
             acknowledged += outcome.acknowledged
         }

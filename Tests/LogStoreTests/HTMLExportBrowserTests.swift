@@ -14,7 +14,7 @@ struct HTMLExportBrowserTests {
         for (index, fragment) in fragments.enumerated() {
             let url = page.absoluteString + (fragment.isEmpty ? "" : "#" + fragment)
             let profile = directory.appendingPathComponent("chromium-profile-\(index)")
-            pages.append(try await onOwnThread { try Chromium.dumpDOM(url, profile: profile) })
+            pages.append(try await asHeavyTest { try await onOwnThread { try Chromium.dumpDOM(url, profile: profile) } })
         }
         return pages
     }

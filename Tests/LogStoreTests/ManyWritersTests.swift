@@ -36,51 +36,53 @@ struct ManyWritersTests {
     }
 
     @Test func threeProcessesLoseNothingAndSurfaceNoBusyError() async throws {
-        let helper = ExitDrainTests.helper
-        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
-        try await withTemporaryStoreURL { url in
-            try await withStore(at: url) { store in
-                let old = Date().addingTimeInterval(-30 * 86_400)
-                for index in 0..<Self.seeded {
-                    store.storeMessage(createdAt: old, label: "seed", level: .info, message: "seed \(index)")
+        try await asHeavyTest {
+            let helper = ExitDrainTests.helper
+            try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
+            try await withTemporaryStoreURL { url in
+                try await withStore(at: url) { store in
+                    let old = Date().addingTimeInterval(-30 * 86_400)
+                    for index in 0..<Self.seeded {
+                        store.storeMessage(createdAt: old, label: "seed", level: .info, message: "seed \(index)")
+                    }
+                    try await store.flush()
                 }
-                try await store.flush()
-            }
 
-            let labels = (0..<Self.processes).map { "w\($0)" }
-            let reports = try await withThrowingTaskGroup(of: (Int, ChildReport).self) { group in
-                for (index, label) in labels.enumerated() {
-                    var arguments = ["writers", url.path, String(Self.messagesPerProcess), label]
-                    if index == 0 { arguments.append("20") }
-                    group.addTask { (index, try await Self.run(helper, arguments, seconds: 60)) }
+                let labels = (0..<Self.processes).map { "w\($0)" }
+                let reports = try await withThrowingTaskGroup(of: (Int, ChildReport).self) { group in
+                    for (index, label) in labels.enumerated() {
+                        var arguments = ["writers", url.path, String(Self.messagesPerProcess), label]
+                        if index == 0 { arguments.append("20") }
+                        group.addTask { (index, try await Self.run(helper, arguments, seconds: 60)) }
+                    }
+                    var reports = [ChildReport?](repeating: nil, count: labels.count)
+                    for try await (index, report) in group { reports[index] = report }
+                    return reports.compactMap { $0 }
                 }
-                var reports = [ChildReport?](repeating: nil, count: labels.count)
-                for try await (index, report) in group { reports[index] = report }
-                return reports.compactMap { $0 }
-            }
-            try #require(reports.count == labels.count)
+                try #require(reports.count == labels.count)
 
-            for (label, report) in zip(labels, reports) {
-                #expect(report.status == 0, "\(label): \(report.output)")
-                #expect(!report.output.contains("error:"), "\(label): \(report.output)")
-                #expect(!report.output.localizedCaseInsensitiveContains("busy"), "\(label): \(report.output)")
-                #expect(report.int("logged") == Self.messagesPerProcess, "\(label): \(report.output)")
-                #expect(report.int("writeErrors") == 0, "\(label): \(report.output)")
-                #expect(report.int("dropped") == 0, "\(label): \(report.output)")
-                #expect(report.int("rejected") == 0, "\(label): \(report.output)")
-            }
-            let sweeper = reports[0]
-            let oldLogged = try #require(sweeper.int("old"))
-            #expect((sweeper.int("sweeps") ?? 0) >= 2)
-            // Every old message, seeded or logged meanwhile, was deleted exactly once.
-            #expect(sweeper.int("removed") == Self.seeded + oldLogged)
-
-            try await withStore(at: url, options: [.readonly]) { store in
-                try await Self.checkRows(store, labels: labels)
-                let sessions = Set(try await store.sessions().map(\.id))
                 for (label, report) in zip(labels, reports) {
-                    let session = try #require(report.fields["session"].flatMap(UUID.init(uuidString:)), "\(label)")
-                    #expect(sessions.contains(session), "\(label)'s session")
+                    #expect(report.status == 0, "\(label): \(report.output)")
+                    #expect(!report.output.contains("error:"), "\(label): \(report.output)")
+                    #expect(!report.output.localizedCaseInsensitiveContains("busy"), "\(label): \(report.output)")
+                    #expect(report.int("logged") == Self.messagesPerProcess, "\(label): \(report.output)")
+                    #expect(report.int("writeErrors") == 0, "\(label): \(report.output)")
+                    #expect(report.int("dropped") == 0, "\(label): \(report.output)")
+                    #expect(report.int("rejected") == 0, "\(label): \(report.output)")
+                }
+                let sweeper = reports[0]
+                let oldLogged = try #require(sweeper.int("old"))
+                #expect((sweeper.int("sweeps") ?? 0) >= 2)
+                // Every old message, seeded or logged meanwhile, was deleted exactly once.
+                #expect(sweeper.int("removed") == Self.seeded + oldLogged)
+
+                try await withStore(at: url, options: [.readonly]) { store in
+                    try await Self.checkRows(store, labels: labels)
+                    let sessions = Set(try await store.sessions().map(\.id))
+                    for (label, report) in zip(labels, reports) {
+                        let session = try #require(report.fields["session"].flatMap(UUID.init(uuidString:)), "\(label)")
+                        #expect(sessions.contains(session), "\(label)'s session")
+                    }
                 }
             }
         }

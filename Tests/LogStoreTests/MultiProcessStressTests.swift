@@ -33,7 +33,7 @@ struct MultiProcessStressTests {
             var acknowledged: [String: (messages: Int, tasks: Int)] = [:]
             var cliRuns = 0
             for round in 0..<Self.rounds {
-                let (reports, commands) = try await Self.runRound(store, directory: directory, round: round)
+                let (reports, commands) = try await asHeavyTest { try await Self.runRound(store, directory: directory, round: round) }
                 cliRuns += commands
                 for ((_, label), report) in zip(Self.helpers, reports) {
                     #expect(!report.timedOut, "round \(round), \(label) hung: \(report.output)")

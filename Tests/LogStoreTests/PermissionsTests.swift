@@ -31,7 +31,7 @@ struct PermissionsTests {
             defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
 
             // The child's "ready" line, read on a thread of its own, within a bound.
-            let ready = try await withTimeLimitOnThread(seconds: 30) {
+            let ready = try await withTimeLimitOnThread(seconds: 120) {
                 String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
             }
             #expect(ready == "ready\n")
@@ -48,7 +48,7 @@ struct PermissionsTests {
 
             // Closed: what the close rewrote (manifest, checkpointed database) keeps its mode.
             try input.fileHandleForWriting.close()
-            let ended = try await withTimeLimitOnThread(seconds: 30) { () -> Int32 in
+            let ended = try await withTimeLimitOnThread(seconds: 120) { () -> Int32 in
                 child.waitUntilExit()
                 return child.terminationStatus
             }

@@ -50,16 +50,18 @@ final class ChromiumSession: Sendable {
     static func withBrowser<T>(
         in directory: URL, seconds: Double = 30, _ body: (ChromiumSession) async throws -> T
     ) async throws -> T {
-        let browser = try await start(in: directory, seconds: seconds)
-        let result: T
-        do {
-            result = try await body(browser)
-        } catch {
+        try await asHeavyTest {
+            let browser = try await start(in: directory, seconds: seconds)
+            let result: T
+            do {
+                result = try await body(browser)
+            } catch {
+                await browser.close()
+                throw error
+            }
             await browser.close()
-            throw error
+            return result
         }
-        await browser.close()
-        return result
     }
 
     /// Starts Chromium (its profile and log under `directory`) and waits, at most `seconds`

@@ -26,7 +26,7 @@ struct ConsoleClient: Sendable {
     /// GET (or `method`) `target` with `headers` (a loopback `Host` unless given), the whole
     /// response read within `seconds`.
     func get(
-        _ target: String, headers: [(String, String)] = [], method: String = "GET", seconds: Double = 20
+        _ target: String, headers: [(String, String)] = [], method: String = "GET", seconds: Double = 60
     ) async throws -> Response {
         let port = port
         return try await onOwnThread {
