@@ -33,8 +33,17 @@ extension LogShipper {
             self.destination = destination
             self.author = author ?? destination.defaultAuthor
             self.node = node ?? ProcessInfo.processInfo.hostName
-            maxRowsPerRequest = 20_000
-            maxBytesPerRequest = 8 << 20
+            switch destination {
+            case .clickHouse:
+                // ClickHouse makes a part of every insert and merges them in the background:
+                // few large inserts (it advises about one a second) cost it least.
+                maxRowsPerRequest = 100_000
+                maxBytesPerRequest = 32 << 20
+            case .otlp:
+                // Within the request size collectors and vendors accept by default.
+                maxRowsPerRequest = 2_000
+                maxBytesPerRequest = 4 << 20
+            }
             requestTimeout = .seconds(30)
             longestRetryDelay = .seconds(30)
             compresses = true
