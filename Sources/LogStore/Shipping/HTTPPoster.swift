@@ -116,6 +116,24 @@ struct ShippingRequest: Sendable {
     var bytes: Int
 }
 
+extension ShippingRequest.Body {
+    /// `bytes` as a body, gzip-compressed (level 1: the request is on its way while the next is
+    /// made) with its `Content-Encoding` when `compresses`.
+    init(query: String?, bytes: [UInt8], headers: [String: String], compresses: Bool) throws(ShippingFailure) {
+        var headers = headers
+        var payload = Data(bytes)
+        if compresses {
+            do {
+                payload = Data(try ZlibCompressor(level: 1, gzip: true).compress(bytes))
+            } catch {
+                throw .refused("the request could not be compressed: \(error)", tooLarge: false)
+            }
+            headers["Content-Encoding"] = "gzip"
+        }
+        self.init(query: query, payload: payload, headers: headers)
+    }
+}
+
 /// Who ships: what every row says about where it comes from.
 struct Shipment: Sendable {
     /// This machine's name (``LogShipper/Configuration/node``).

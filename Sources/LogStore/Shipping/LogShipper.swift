@@ -375,22 +375,19 @@ public final class LogShipper: Sendable {
             .integer(Int64(rows.gaps.reduce(0) { $0 + $1.rows })), .real(Date().timeIntervalSince1970),
             .integer(authorID),
         ]
-        try await store.core.write { [authorID] writer in
-            try writer.transaction {
-                try writer.connection.run(Shippers.recordSentSQL, arguments)
-                if let (messages, tasks) = backfillProgress {
-                    try writer.connection.run(
-                        Shippers.backfillProgressSQL, [.integer(messages), .integer(tasks), .integer(authorID)])
-                }
-            }
-        }
+        try await record(Shippers.recordSentSQL, arguments, backfillProgress: backfillProgress)
     }
 
     private func record(setAside rows: Int, backfillProgress: (Int64, Int64)?) async throws {
         let arguments: [DatabaseValue] = [.integer(Int64(rows)), .integer(authorID)]
+        try await record(Shippers.recordSetAsideSQL, arguments, backfillProgress: backfillProgress)
+    }
+
+    /// One counter statement, and the backfill's progress with it, in one transaction.
+    private func record(_ sql: String, _ arguments: [DatabaseValue], backfillProgress: (Int64, Int64)?) async throws {
         try await store.core.write { [authorID] writer in
             try writer.transaction {
-                try writer.connection.run(Shippers.recordSetAsideSQL, arguments)
+                try writer.connection.run(sql, arguments)
                 if let (messages, tasks) = backfillProgress {
                     try writer.connection.run(
                         Shippers.backfillProgressSQL, [.integer(messages), .integer(tasks), .integer(authorID)])

@@ -108,17 +108,7 @@ final class ClickHouseShipping: ShippingDestination {
     ) throws(ShippingFailure) {
         let sql = "INSERT INTO \(ClickHouseSchema.insertTable(table, database: destination.database, cluster: destination.cluster)) "
             + "(\(table.columnList)) FORMAT RowBinary"
-        var payload = Data(body)
-        var headers: [String: String] = [:]
-        if compresses {
-            do {
-                payload = Data(try ZlibCompressor(level: 1, gzip: true).compress(body))
-            } catch {
-                throw .refused("the request could not be compressed: \(error)", tooLarge: false)
-            }
-            headers["Content-Encoding"] = "gzip"
-        }
-        request.bodies.append(ShippingRequest.Body(query: sql, payload: payload, headers: headers))
+        request.bodies.append(try ShippingRequest.Body(query: sql, bytes: body, headers: [:], compresses: compresses))
         request.bytes += body.count
     }
 

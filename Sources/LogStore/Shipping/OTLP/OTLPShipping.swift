@@ -24,18 +24,10 @@ final class OTLPShipping: ShippingDestination {
             serviceName: destination.serviceName, serviceInstanceID: shipment.store.uuidString.lowercased(),
             hostName: node))
         let body = encoder.encode(messages: rows.messages + rows.gaps.map(Self.gapMessage), tasks: rows.tasks)
-        var payload = Data(body)
         var headers = destination.headers
         headers["Content-Type"] = "application/json"
-        if shipment.compresses {
-            do {
-                payload = Data(try ZlibCompressor(level: 1, gzip: true).compress(body))
-            } catch {
-                throw .refused("the request could not be compressed: \(error)", tooLarge: false)
-            }
-            headers["Content-Encoding"] = "gzip"
-        }
-        return ShippingRequest(rows: rows, bodies: [.init(query: nil, payload: payload, headers: headers)], bytes: body.count)
+        let encoded = try ShippingRequest.Body(query: nil, bytes: body, headers: headers, compresses: shipment.compresses)
+        return ShippingRequest(rows: rows, bodies: [encoded], bytes: body.count)
     }
 
     func send(_ request: ShippingRequest) async throws(ShippingFailure) {
