@@ -53,6 +53,10 @@ public final class LogShipper: Sendable {
         }
         var storeConfiguration = LogStore.Configuration()
         storeConfiguration.recordsSessionOnOpen = false
+        // The app's writers keep the store's index; a shipper indexing a store whose app keeps
+        // none would spend its CPU on a search nobody asked for (and sweeps are the app's too:
+        // it opens without `.sweep`).
+        storeConfiguration.isSearchIndexEnabled = false
         storeConfiguration.history = HistoryConfiguration(currentAuthor: configuration.author, retentionGuard: true)
         let store = try await LogStore(storeURL: storeURL, options: [], configuration: storeConfiguration)
         guard let authorID = store.historyMerger?.authorID else {
