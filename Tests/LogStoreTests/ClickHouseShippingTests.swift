@@ -192,7 +192,10 @@ struct ClickHouseShippingTests {
             let cluster = try await ClickHouseCluster.start(replicas: 2)
             defer { cluster.stop() }
             try await withTemporaryStoreURL { url in
-                try await withStore(at: url) { store in
+                // An app that keeps no search index: the shipper must not build one for it.
+                var unindexed = LogStore.Configuration()
+                unindexed.isSearchIndexEnabled = false
+                try await withStore(at: url, configuration: unindexed) { store in
                     for index in 0..<1_000 { store.storeMessage(label: "cli", level: .notice, message: "line \(index)") }
                     try await store.flush()
                 }
@@ -202,6 +205,8 @@ struct ClickHouseShippingTests {
                     ["ship", url.path, "--clickhouse", urls, "--cluster", cluster.clusterName, "--node", "cli-node", "--until-caught-up"],
                     seconds: 90)
                 #expect(!run.timedOut && run.status == 0, "\(run.output)")
+                let stillUnindexed = try await withStore(at: url, options: [.readonly]) { try await $0.info().unindexedMessageCount }
+                #expect(stillUnindexed == 1_000, "the shipper left the index to the app")
                 let (messages, tasks) = try await Self.storeCounts(url)
                 try await Self.expectArrived(cluster, messages: messages, tasks: tasks, server: 1, "after logstore ship")
 
