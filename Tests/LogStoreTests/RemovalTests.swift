@@ -98,7 +98,7 @@ struct RemovalTests {
                 #expect(wal < min(database / 2, 4 << 20), "WAL peaked at \(wal) bytes, database \(database)")
                 // Loose on purpose (the benchmark measures stalls): a removal in steps keeps each
                 // flush well under a second alone; on two cores the whole suite shares, 1-1.5 s.
-                #expect(stall < .seconds(TimeScale.scaled(3)), "a flush waited \(stall)")
+                #expect(stall < .seconds(TimeScale.scaled(6)), "a flush waited \(stall)")
 
                 #expect(try await store.count(MessageQuery(labels: ["bulk"])) == 0)
                 let info = try await store.info()
