@@ -281,15 +281,7 @@ public final class LogShipper: Sendable {
                 let rows = try rest.next(limit: limit, on: connection)
                 return (rows, rest)
             }
-            var requests: [ShippingRequest] = []
-            for part in rows.split(maxBytes: maxBytes) {
-                do {
-                    requests.append(try destination.encode(part, shipment: shipment))
-                } catch {
-                    // Cannot be encoded (compression failed): sent as rows again, refused there.
-                    requests.append(ShippingRequest(rows: part, bodies: [], bytes: 0))
-                }
-            }
+            let requests = rows.split(maxBytes: maxBytes).map { Self.encoded($0, for: destination, shipment: shipment) }
             return (requests, rest)
         }
     }
@@ -313,8 +305,9 @@ public final class LogShipper: Sendable {
                 if tooLarge && request.rows.count > 1 {
                     let halves = request.rows.halves()
                     for (index, half) in halves.enumerated() {
-                        let encoded = try encoded(half)
-                        try await sendWithRetries(encoded, backfillProgress: index == halves.count - 1 ? backfillProgress : nil)
+                        try await sendWithRetries(
+                            Self.encoded(half, for: destination, shipment: shipment),
+                            backfillProgress: index == halves.count - 1 ? backfillProgress : nil)
                     }
                     return
                 }
@@ -334,8 +327,11 @@ public final class LogShipper: Sendable {
         }
     }
 
-    /// `rows` encoded for the destination; rows that cannot be are refused like a bad request.
-    private func encoded(_ rows: ShippingRows) throws -> ShippingRequest {
+    /// `rows` encoded for `destination`. Rows that cannot be (their compression failed) get no
+    /// bodies, and ``attempt(_:)`` refuses them like a bad request: they are set aside, counted.
+    private static func encoded(
+        _ rows: ShippingRows, for destination: any ShippingDestination, shipment: Shipment
+    ) -> ShippingRequest {
         do {
             return try destination.encode(rows, shipment: shipment)
         } catch {

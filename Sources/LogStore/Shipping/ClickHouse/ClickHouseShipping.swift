@@ -46,10 +46,6 @@ final class ClickHouseShipping: ShippingDestination {
     /// the background at most every ``lateServerInterval`` while requests go to the others:
     /// without its local table it would never replicate what the others took meanwhile.
     func prepareLater() {
-        prepareLateServers()
-    }
-
-    private func prepareLateServers() {
         let due = lateServers.withLock { state -> Set<Int> in
             let now = ContinuousClock.now
             guard !state.missing.isEmpty, !state.isTrying,
@@ -113,7 +109,7 @@ final class ClickHouseShipping: ShippingDestination {
     }
 
     func send(_ request: ShippingRequest) async throws(ShippingFailure) {
-        prepareLateServers()
+        prepareLater()
         for body in request.bodies {
             let index = current.withLock { $0 }
             do {
