@@ -338,13 +338,17 @@ struct HTTPServerTests {
     // MARK: Limits and timeouts
 
     @Test func aSlowlorisClientIsClosedAfterTheHeadTimeoutWhileOthersAreServed() async throws {
-        let limits = HTTPLimits(requestHeadTimeout: .seconds(2))
+        // The idle timeout is far away, so only the head's deadline can close the slow client (a
+        // saturated run once held the trickle back past a 30 s idle timeout, which closed it as idle).
+        let limits = HTTPLimits(idleTimeout: .seconds(600), requestHeadTimeout: .seconds(2))
         try await withServer(limits: limits, echo) { server in
             let slow = try await RawHTTPClient.connect(port: server.port)
+            // The head's first byte goes before anything else can be scheduled: its clock starts here.
+            try await slow.send(Array("G".utf8))
             let start = ContinuousClock.now
             let trickle = Task {
                 // A byte every 100 ms, for longer than the timeout: the head never completes.
-                for byte in "GET / HTTP/1.1\r\nHost: test\r\nX-Slow: \(String(repeating: "z", count: 100))".utf8 {
+                for byte in "ET / HTTP/1.1\r\nHost: test\r\nX-Slow: \(String(repeating: "z", count: 100))".utf8 {
                     guard (try? await slow.send([byte])) != nil else { return }
                     try? await Task.sleep(for: .milliseconds(100))
                 }
