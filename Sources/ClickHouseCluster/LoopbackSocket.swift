@@ -4,33 +4,50 @@ import Glibc
 /// The few socket calls the cluster needs on 127.0.0.1: free ports to give its processes, and a
 /// short exchange with ZooKeeper's four-letter commands.
 enum LoopbackSocket {
-    /// `count` distinct TCP ports that were free on 127.0.0.1 a moment ago: each socket binds port
-    /// 0 (the kernel picks a free one) and all stay open until every port is read, so no two are
-    /// the same. Another process could take one before the server binds it; the server then fails
-    /// to start and says so.
+    /// `count` distinct TCP ports that were free on 127.0.0.1 a moment ago, all below the kernel's
+    /// ephemeral range: the kernel gives those to outgoing connections, so a port from that range
+    /// could be taken by any client's socket while its server is down for a restart (a restarted
+    /// replica then failed with "Address already in use"). Each candidate, picked at random, is
+    /// bound to prove it free, and all stay bound until every port is chosen, so no two are the
+    /// same. Another process could still take one before the server binds it; the server then
+    /// fails to start and says so.
     static func freePorts(_ count: Int) throws -> [Int] {
         var descriptors: [Int32] = []
         defer { for descriptor in descriptors { close(descriptor) } }
+        let candidates = 10_000..<max(10_001, ephemeralRangeStart())
         var ports: [Int] = []
-        for _ in 0..<count {
+        var attempts = 0
+        while ports.count < count {
+            attempts += 1
+            guard attempts <= 1_000 else { throw failure("bind (no free port below \(candidates.upperBound))") }
+            let port = Int.random(in: candidates)
+            guard !ports.contains(port) else { continue }
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { throw failure("socket") }
-            descriptors.append(descriptor)
-            var address = loopback(port: 0)
+            var address = loopback(port: port)
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
-            guard bound == 0 else { throw failure("bind") }
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let named = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            guard bound == 0 else {
+                close(descriptor)
+                continue
             }
-            guard named == 0 else { throw failure("getsockname") }
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
+            descriptors.append(descriptor)
+            ports.append(port)
         }
         return ports
+    }
+
+    /// The first port of the kernel's ephemeral range (`net.ipv4.ip_local_port_range`), or
+    /// Linux's default 32768 when it cannot be read.
+    private static func ephemeralRangeStart() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+              let first = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first,
+              let start = Int(first)
+        else { return 32_768 }
+        return start
     }
 
     /// Sends `command` to 127.0.0.1:`port` and returns everything the peer writes until it
