@@ -412,12 +412,24 @@ extension ShippingRows {
         72 + message.label.utf8.count + LogStore.Event.estimatedSize(message: message.text, metadata: message.metadata)
     }
 
+    private static func estimatedSize(_ task: ShippedTask) -> Int {
+        400 + (task.summary.url?.utf8.count ?? 0)
+    }
+
     /// The rows in parts of at most about `maxBytes` each (a larger row alone).
     func split(maxBytes: Int) -> [ShippingRows] {
+        // Most reads fit one request: then the rows stay as they are, not copied row by row.
+        let total = messages.reduce(0) { $0 + Self.estimatedSize($1) } + tasks.reduce(0) { $0 + Self.estimatedSize($1) }
+        if total <= maxBytes {
+            var whole = self
+            whole.estimatedBytes = total
+            return whole.isEmpty ? [] : [whole]
+        }
         var parts: [ShippingRows] = []
         var part = ShippingRows(gaps: gaps, version: version)
         var bytes = 0
         func close() {
+            part.estimatedBytes = bytes
             if !part.isEmpty { parts.append(part) }
             part = ShippingRows(version: version)
             bytes = 0
@@ -429,7 +441,7 @@ extension ShippingRows {
             bytes += size
         }
         for task in tasks {
-            let size = 400 + (task.summary.url?.utf8.count ?? 0)
+            let size = Self.estimatedSize(task)
             if bytes + size > maxBytes && part.count > 0 { close() }
             part.tasks.append(task)
             bytes += size
@@ -445,9 +457,10 @@ extension ShippingRows {
         let firstTasks = (total + 1) / 2 - firstMessages
         let first = ShippingRows(
             messages: Array(messages.prefix(firstMessages)), tasks: Array(tasks.prefix(firstTasks)), gaps: gaps,
-            version: version)
+            version: version, estimatedBytes: estimatedBytes / 2)
         let second = ShippingRows(
-            messages: Array(messages.dropFirst(firstMessages)), tasks: Array(tasks.dropFirst(firstTasks)), version: version)
+            messages: Array(messages.dropFirst(firstMessages)), tasks: Array(tasks.dropFirst(firstTasks)), version: version,
+            estimatedBytes: estimatedBytes / 2)
         return [first, second].filter { !$0.isEmpty }
     }
 }

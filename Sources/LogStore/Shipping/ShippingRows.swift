@@ -25,6 +25,9 @@ struct ShippingRows: Sendable {
     /// The history's last sequence number when the rows were read: a later read sees a later
     /// state of a task, and the destination keeps the row with the largest version.
     var version: Int64 = 0
+    /// About how many bytes the rows take encoded (set when the rows are split into requests):
+    /// what an encoder reserves up front.
+    var estimatedBytes = 0
 
     var count: Int { messages.count + tasks.count + gaps.count }
     var isEmpty: Bool { count == 0 }
@@ -53,6 +56,9 @@ struct ShippingWork: Sendable {
         gaps = []
         if !messages.isEmpty {
             let reader = try MessageReader(connection: connection)
+            // Ids bound the count: a live batch of a few rows reserves little, a backfill a request's worth.
+            let span = messages.reduce(0) { min(limit, $0 + Int(clamping: min($1.upperBound - $1.lowerBound, Int64(limit)) + 1)) }
+            rows.messages.reserveCapacity(span)
             let statement = try connection.cachedStatement(ShippingRows.messagesSQL)
             try Self.read(&messages, limit: limit, statement: statement) { statement in
                 rows.messages.append(reader.message(statement))

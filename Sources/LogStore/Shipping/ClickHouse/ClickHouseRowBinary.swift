@@ -5,6 +5,9 @@ import Foundation
 /// length as a LEB128 number), so the server parses nothing but lengths.
 struct ClickHouseRowBinary {
     private(set) var bytes: [UInt8] = []
+    /// Sessions' identifiers as encoded: a request's messages come from a few sessions, and
+    /// spelling a UUID in lower case allocates twice.
+    private var sessions: [UUID: [UInt8]] = [:]
 
     init(capacity: Int = 1 << 16) { bytes.reserveCapacity(capacity) }
 
@@ -16,7 +19,7 @@ struct ClickHouseRowBinary {
         string(shipment.node)
         string(storeID)
         integer(message.id)
-        string(message.sessionID.uuidString.lowercased())
+        session(message.sessionID)
         time(message.createdAt)
         bytes.append(UInt8(truncatingIfNeeded: message.level.rawValue))
         string(message.label)
@@ -83,6 +86,16 @@ struct ClickHouseRowBinary {
     }
 
     // MARK: Values
+
+    private mutating func session(_ id: UUID) {
+        if let encoded = sessions[id] {
+            bytes.append(contentsOf: encoded)
+            return
+        }
+        let start = bytes.count
+        string(id.uuidString.lowercased())
+        sessions[id] = Array(bytes[start...])
+    }
 
     /// `DateTime` (whole seconds) and then `time_us` (the microseconds within the second).
     private mutating func time(_ date: Date) {

@@ -78,7 +78,9 @@ final class ClickHouseShipping: ShippingDestination {
     func encode(_ rows: ShippingRows, shipment: Shipment) throws(ShippingFailure) -> ShippingRequest {
         let storeID = shipment.store.uuidString.lowercased()
         var request = ShippingRequest(rows: rows, bodies: [], bytes: 0)
-        var encoder = ClickHouseRowBinary()
+        // Sized for the rows up front: growing a buffer of megabytes by doubling copies it and
+        // touches fresh pages each time.
+        var encoder = ClickHouseRowBinary(capacity: rows.estimatedBytes)
         if !rows.messages.isEmpty {
             for message in rows.messages {
                 encoder.append(message, shipment: shipment, storeID: storeID, version: rows.version)
