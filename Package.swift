@@ -49,10 +49,16 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // LZ4's block format, for ClickHouse's compressed-block request bodies (cheaper than gzip).
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
         .target(
             name: "LogStore",
             dependencies: [
-                "CSQLite", "CZlib",
+                "CSQLite", "CZlib", "CLZ4",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",

@@ -74,8 +74,8 @@ build_target() {
     fi
     echo "== compiling $target"
     $NICE swiftc -parse-as-library -sanitize=fuzzer,address -swift-version 6 -module-name "Fuzz_$target" \
-        -I "$BIN/Modules" -I Sources/CSQLite -I Sources/CZlib \
-        "${sources[@]}" "${objects[@]}" -lsqlite3 -lz -use-ld=lld -o "$WORK/bin/$target"
+        -I "$BIN/Modules" -I Sources/CSQLite -I Sources/CZlib -I Sources/CLZ4 \
+        "${sources[@]}" "${objects[@]}" -lsqlite3 -lz -llz4 -use-ld=lld -o "$WORK/bin/$target"
 }
 
 # Seeds: the fixtures and small samples of each format, rewritten on every run.
