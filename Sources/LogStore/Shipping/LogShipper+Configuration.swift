@@ -21,7 +21,8 @@ extension LogShipper {
         /// The longest wait between retries of a failing request (they start at 250 ms and
         /// double; a `Retry-After` the destination sends is honoured up to this).
         public var longestRetryDelay: Duration
-        /// Whether request bodies are gzip-compressed (level 1).
+        /// Whether request bodies are compressed: for ClickHouse, LZ4 in its own compressed-block
+        /// format (what `clickhouse-client` sends); for OTLP, gzip (level 1).
         public var compresses: Bool
 
         /// - Parameters:

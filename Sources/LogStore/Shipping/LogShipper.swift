@@ -172,7 +172,9 @@ public final class LogShipper: Sendable {
         return status
     }
 
-    /// Waits until everything committed before the call is acknowledged, checking every 20 ms.
+    /// Waits until everything committed before the call is acknowledged, checking every 20 ms,
+    /// and until every ClickHouse replica that answers has its tables (a replica that does not
+    /// answer is not waited for: it gets them when it is back and a shipper runs).
     ///
     /// - Returns: false when `timeout` passed first.
     public func waitUntilCaughtUp(timeout: Duration) async throws -> Bool {
@@ -184,7 +186,10 @@ public final class LogShipper: Sendable {
             let (cursor, backfill) = try await store.core.read { [authorID] connection in
                 (try HistoryAuthors.cursor(authorID, on: connection), try ShipperStatusRows.backfillRows(authorID, on: connection))
             }
-            if cursor >= target && backfill == 0 { return true }
+            if cursor >= target && backfill == 0 {
+                guard destination.isPreparationPending else { return true }
+                destination.prepareLater()
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         return false

@@ -12,6 +12,8 @@ final class ClickHouseShipping: ShippingDestination {
     /// The servers whose tables could not be made (they were down), and the background
     /// attempt at making them.
     private let lateServers = Mutex<(missing: Set<Int>, lastTry: ContinuousClock.Instant?, isTrying: Bool)>(([], nil, false))
+    /// The servers whose last request got no answer at all (refused, timed out).
+    private let silentServers = Mutex<Set<Int>>([])
 
     init(_ destination: ClickHouseDestination, timeout: Duration) {
         self.destination = destination
@@ -75,6 +77,11 @@ final class ClickHouseShipping: ShippingDestination {
 
     static let lateServerInterval: Duration = .seconds(2)
 
+    var isPreparationPending: Bool {
+        let silent = silentServers.withLock { $0 }
+        return lateServers.withLock { !$0.missing.subtracting(silent).isEmpty }
+    }
+
     func encode(_ rows: ShippingRows, shipment: Shipment) throws(ShippingFailure) -> ShippingRequest {
         let storeID = shipment.store.uuidString.lowercased()
         var request = ShippingRequest(rows: rows, bodies: [], bytes: 0)
@@ -106,7 +113,7 @@ final class ClickHouseShipping: ShippingDestination {
     ) throws(ShippingFailure) {
         let sql = "INSERT INTO \(ClickHouseSchema.insertTable(table, database: destination.database, cluster: destination.cluster)) "
             + "(\(table.columnList)) FORMAT RowBinary"
-        request.bodies.append(try ShippingRequest.Body(query: sql, bytes: body, headers: [:], compresses: compresses))
+        request.bodies.append(try ShippingRequest.Body(clickHouseQuery: sql, bytes: body, compresses: compresses))
         request.bytes += body.count
     }
 
@@ -115,7 +122,7 @@ final class ClickHouseShipping: ShippingDestination {
         for body in request.bodies {
             let index = current.withLock { $0 }
             do {
-                try await post(body.query, body: body.payload, headers: body.headers, to: index)
+                try await post(body.query, body: body.payload, headers: body.headers, decompress: body.isClickHouseCompressed, to: index)
             } catch {
                 // The next server gets the retry; a refusal is the rows' fault, not the server's.
                 if case .retryable = error { current.withLock { $0 = (index + 1) % max(1, destination.urls.count) } }
@@ -128,9 +135,11 @@ final class ClickHouseShipping: ShippingDestination {
         try await post(nil, body: Data(sql.utf8), headers: [:], to: index)
     }
 
-    /// Posts to server `index`: `query` in the URL (an insert, whose rows are the body), or the
-    /// body as the statement.
-    private func post(_ query: String?, body: Data, headers: [String: String], to index: Int) async throws(ShippingFailure) {
+    /// Posts to server `index`: `query` in the URL (an insert, whose rows are the body, in
+    /// ClickHouse's compressed-block format when `decompress`), or the body as the statement.
+    private func post(
+        _ query: String?, body: Data, headers: [String: String], decompress: Bool = false, to index: Int
+    ) async throws(ShippingFailure) {
         let base = destination.urls[index]
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
             throw .refused("\(base.withoutCredentials) is not a URL ClickHouse can be reached at", tooLarge: false)
@@ -142,6 +151,7 @@ final class ClickHouseShipping: ShippingDestination {
         components.password = nil
         var items = components.queryItems ?? []
         if let query { items.append(URLQueryItem(name: "query", value: query)) }
+        if decompress { items.append(URLQueryItem(name: "decompress", value: "1")) }
         components.queryItems = items.isEmpty ? nil : items
         guard let url = components.url else {
             throw .refused("\(base.withoutCredentials) is not a URL ClickHouse can be reached at", tooLarge: false)
@@ -149,7 +159,9 @@ final class ClickHouseShipping: ShippingDestination {
         let answer: HTTPPoster.Answer
         do {
             answer = try await poster.post(url, body: body, headers: headers)
+            silentServers.withLock { _ = $0.remove(index) }
         } catch {
+            silentServers.withLock { _ = $0.insert(index) }
             throw .retryable("\(base.withoutCredentials): \(error.localizedDescription)", retryAfter: nil)
         }
         switch answer.status {
