@@ -2,7 +2,8 @@ import Foundation
 
 extension ClickHouseCluster {
     /// Starts server `server` again on the same ports and data directory, and returns once it
-    /// answers `SELECT 1`. A server still running is killed first.
+    /// answers `SELECT 1`. A server still running is killed first. Parts it wrote but never
+    /// committed to ZooKeeper are set aside (they were never acknowledged), not a reason to stop.
     ///
     /// Before the launch it waits until ZooKeeper has let go of every session whose client is
     /// gone (the killed server's, up to 3.5 s after the kill): a replica that starts while its
@@ -19,6 +20,7 @@ extension ClickHouseCluster {
         guard !isStopped else { throw ClickHouseClusterError(.stopped, "the cluster was stopped") }
         kill(server: index)
         try await waitForOrphanedSessions()
+        try configuration(of: index).allowRestoringParts()
         let process = try await launch(server: index)
         try keep(process) { $0.servers[index] = process }
         try await waitUntilAnswering(server: index)

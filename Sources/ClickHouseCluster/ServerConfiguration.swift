@@ -21,6 +21,21 @@ struct ServerConfiguration {
     private var usersFile: URL { server.directory.appendingPathComponent("users.xml") }
     private var dataDirectory: URL { server.directory.appendingPathComponent("data", isDirectory: true) }
 
+    /// Tells the server to start although its parts differ from what ZooKeeper lists: after a
+    /// SIGKILL, parts written but never committed to ZooKeeper (so never acknowledged) make
+    /// ClickHouse refuse to attach the table ("The local set of parts … doesn't look like the set
+    /// of parts in ZooKeeper") and exit. With the flag it sets them aside in `detached/` and
+    /// fetches what it lacks from the other replicas; the flag is removed as it starts.
+    func allowRestoringParts() throws {
+        let flags = dataDirectory.appendingPathComponent("flags", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: flags, withIntermediateDirectories: true)
+            try Data().write(to: flags.appendingPathComponent("force_restore_data"))
+        } catch {
+            throw ClickHouseClusterError(.launchFailed, "could not flag \(server.name)'s parts for restoring: \(error)")
+        }
+    }
+
     /// Makes the server's directory and writes both files into it.
     func write() throws {
         do {
