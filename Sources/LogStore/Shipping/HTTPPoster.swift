@@ -95,15 +95,15 @@ protocol ShippingDestination: Sendable {
     /// Called every few seconds while the shipper is idle: finishes, in the background, what
     /// ``prepare()`` could not reach.
     func prepareLater()
-    /// Whether a part of the destination that answers is still not ready (a ClickHouse replica
-    /// back from a restart whose tables could not be made yet): being caught up waits for it,
-    /// as that replica would otherwise never get the rows the others took.
-    var isPreparationPending: Bool { get }
+    /// Why a part of the destination that answers is not ready yet (a ClickHouse replica back
+    /// from a restart whose tables could not be made yet), or `nil`: being caught up waits for
+    /// it, as that replica would otherwise never get the rows the others took.
+    var pendingPreparation: String? { get }
 }
 
 extension ShippingDestination {
     func prepareLater() {}
-    var isPreparationPending: Bool { false }
+    var pendingPreparation: String? { nil }
 }
 
 /// One request's rows and the bodies that carry them.

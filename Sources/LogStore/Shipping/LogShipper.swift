@@ -182,12 +182,20 @@ public final class LogShipper: Sendable {
             try connection.integer(HistoryTables.lastSequenceSQL) ?? 0
         }
         let deadline = ContinuousClock.now + timeout
+        var lastPending: String?
+        var waits = 0
         while ContinuousClock.now < deadline {
             let (cursor, backfill) = try await store.core.read { [authorID] connection in
                 (try HistoryAuthors.cursor(authorID, on: connection), try ShipperStatusRows.backfillRows(authorID, on: connection))
             }
             if cursor >= target && backfill == 0 {
-                guard destination.isPreparationPending else { return true }
+                guard let pending = destination.pendingPreparation else { return true }
+                if pending != lastPending {
+                    // Said once per reason: what a script waiting on the shipper needs to see.
+                    waits += 1
+                    emit(.retrying(error: pending, attempt: waits, delay: .seconds(2)))
+                    lastPending = pending
+                }
                 destination.prepareLater()
             }
             try await Task.sleep(for: .milliseconds(20))

@@ -11,7 +11,7 @@ final class ClickHouseShipping: ShippingDestination {
     private let current = Mutex(0)
     /// The servers whose tables could not be made (they were down), and the background
     /// attempt at making them.
-    private let lateServers = Mutex<(missing: Set<Int>, lastTry: ContinuousClock.Instant?, isTrying: Bool)>(([], nil, false))
+    private let lateServers = Mutex<(missing: [Int: String], lastTry: ContinuousClock.Instant?, isTrying: Bool)>(([:], nil, false))
     /// The servers whose last request got no answer at all (refused, timed out).
     private let silentServers = Mutex<Set<Int>>([])
 
@@ -23,13 +23,13 @@ final class ClickHouseShipping: ShippingDestination {
     func prepare() async throws(ShippingFailure) {
         // Every server gets its tables: in a cluster each replica has its own local table.
         var lastFailure: ShippingFailure?
-        var missing: Set<Int> = []
+        var missing: [Int: String] = [:]
         for index in destination.urls.indices {
             do {
                 try await createTables(on: index)
             } catch {
                 lastFailure = error
-                missing.insert(index)
+                missing[index] = error.description
             }
         }
         lateServers.withLock { $0.missing = missing }
@@ -48,28 +48,28 @@ final class ClickHouseShipping: ShippingDestination {
     /// the background at most every ``lateServerInterval`` while requests go to the others:
     /// without its local table it would never replicate what the others took meanwhile.
     func prepareLater() {
-        let due = lateServers.withLock { state -> Set<Int> in
+        let due = lateServers.withLock { state -> [Int] in
             let now = ContinuousClock.now
             guard !state.missing.isEmpty, !state.isTrying,
                 state.lastTry.map({ now - $0 >= Self.lateServerInterval }) ?? true
             else { return [] }
             state.isTrying = true
             state.lastTry = now
-            return state.missing
+            return state.missing.keys.sorted()
         }
         guard !due.isEmpty else { return }
         Task {
-            var prepared: Set<Int> = []
-            for index in due.sorted() {
+            var outcomes: [Int: String?] = [:]
+            for index in due {
                 do {
                     try await createTables(on: index)
-                    prepared.insert(index)
+                    outcomes[index] = .some(nil)
                 } catch {
-                    continue
+                    outcomes[index] = "\(error)"
                 }
             }
             lateServers.withLock { state in
-                state.missing.subtract(prepared)
+                for (index, failure) in outcomes { state.missing[index] = failure }
                 state.isTrying = false
             }
         }
@@ -77,9 +77,11 @@ final class ClickHouseShipping: ShippingDestination {
 
     static let lateServerInterval: Duration = .seconds(2)
 
-    var isPreparationPending: Bool {
+    var pendingPreparation: String? {
         let silent = silentServers.withLock { $0 }
-        return lateServers.withLock { !$0.missing.subtracting(silent).isEmpty }
+        let waiting = lateServers.withLock { $0.missing.filter { !silent.contains($0.key) } }
+        guard let (_, reason) = waiting.min(by: { $0.key < $1.key }) else { return nil }
+        return "waiting for a replica that answers to take its tables: \(reason)"
     }
 
     func encode(_ rows: ShippingRows, shipment: Shipment) throws(ShippingFailure) -> ShippingRequest {
