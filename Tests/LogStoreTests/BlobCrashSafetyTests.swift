@@ -66,13 +66,9 @@ struct KilledWriterTests {
         let tool = Self.tool
         try #require(FileManager.default.isExecutableFile(atPath: tool.path), "missing \(tool.path)")
         try await withTemporaryStoreURL { url in
-            let child = Process()
-            child.executableURL = tool
             // Far more than it can write before the kill: it is busy storing bodies when it dies.
-            child.arguments = ["demo", url.path, "--count", "2000000", "--tasks", "200000"]
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
+            let child = try ChildProcess(tool, ["demo", url.path, "--count", "2000000", "--tasks", "200000"])
+            defer { child.stop() }
             let blobs = url.appendingPathComponent("blobs")
             // Wait until bodies are being written as files and a few batches have committed
             // (the writer commits every 300 ms), then kill without warning, mid-run.
@@ -93,9 +89,11 @@ struct KilledWriterTests {
                 return (tasks ?? 0) >= 50
             }
             #expect(child.isRunning, "the child finished before it could be killed")
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            #expect(child.terminationReason == .uncaughtSignal)
+            child.stop()
+            let ended = try #require(
+                try await onOwnThread { child.waitForTermination(seconds: SpawnedProcess.killGraceSeconds) },
+                "the child outlived SIGKILL")
+            #expect(ended.signal != nil, "\(ended)")
 
             try await withStore(at: url) { store in
                 let rows = try await store.read { db in

@@ -202,7 +202,7 @@ struct ConsoleTests {
 
     /// A child process logs while the test follows the tail over Server-Sent Events: every
     /// message arrives, in order; a reconnect with `Last-Event-ID` resumes right after it.
-    @Test func theLiveTailFollowsAnotherProcess() async throws {
+    @Test func theLiveTailFollowsAnotherProcessAsItWrites() async throws {
         try await withConsole(messages: 0) { console, client, _, url in
             let auth = try Self.bearer(console)
             let count = 600

@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Glibc
 import LogStore
 import Testing
 
@@ -20,8 +18,7 @@ struct ExitDrainTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "missing \(Self.helper.path)")
         try await withTemporaryStoreURL { url in
             let child = try await runChild([mode, url.path, String(Self.count)])
-            #expect(child.reason == .exit)
-            #expect(child.status == 0)
+            #expect(child.termination == .exited(0), "\(child.output)")
             try await withStore(at: url, options: [.readonly]) { store throws in
                 let messages = try await allMessages(store)
                 #expect(messages.count == Self.count)
@@ -36,31 +33,12 @@ struct ExitDrainTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.helper.path), "missing \(Self.helper.path)")
         try await withTemporaryStoreURL { url in
             let child = try await runChild(["exit-in-writer", url.path, "10"])
-            #expect(child.reason == .exit)
-            #expect(child.status == 0)
+            #expect(child.termination == .exited(0), "\(child.output)")
         }
     }
 
     /// Runs the helper to its end; killed after 20 s, so a hang fails instead of blocking.
-    private func runChild(_ arguments: [String]) async throws -> (status: Int32, reason: Process.TerminationReason) {
-        let child = Process()
-        child.executableURL = Self.helper
-        child.arguments = arguments
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        let ended = DispatchSemaphore(value: 0)
-        child.terminationHandler = { _ in ended.signal() }
-        try child.run()
-        // Waited for on a thread of its own: not on the cooperative pool.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                if ended.wait(timeout: .now() + TimeScale.scaled(20)) == .timedOut {
-                    kill(child.processIdentifier, SIGKILL)
-                    ended.wait()
-                }
-                continuation.resume()
-            }
-        }
-        return (child.terminationStatus, child.terminationReason)
+    private func runChild(_ arguments: [String]) async throws -> SpawnedProcess {
+        try await SpawnedProcess.run(Self.helper, arguments, seconds: 20)
     }
 }

@@ -56,7 +56,7 @@ struct FleetFaultTests {
         defer { try? log.close() }
         try log.seekToEnd()
         return try ChildProcess(
-            MultiProcessStressTests.commandLine, shipArguments(node, cluster, untilCaughtUp: false), standardOutput: log)
+            MultiProcessStressTests.commandLine, shipArguments(node, cluster, untilCaughtUp: false), standardOutput: .file(log))
     }
 
     @Test(.timeLimit(.minutes(TimeScale.minutes(6))))
@@ -83,7 +83,7 @@ struct FleetFaultTests {
                         let output = try FileHandle(forWritingTo: node.output)
                         node.logger = try ChildProcess(
                             testHelperExecutable, ["node", node.store.path, "\(Self.messagesPerNode)", "\(Self.messagesPerSecond)"],
-                            standardOutput: output)
+                            standardOutput: .file(output))
                         try output.close()
                         node.shipper = try Self.startShipper(node, cluster)
                     }
@@ -130,7 +130,7 @@ struct FleetFaultTests {
                     }
                     // The running shippers stop after their batch in flight; one more run each catches up.
                     for node in nodes {
-                        if let shipper = node.shipper { kill(shipper.identifier, SIGTERM) }
+                        node.shipper?.signal(SIGTERM)
                         let stopped = try await node.shipper?.waitForExit(seconds: 60)
                         #expect(stopped == 0, "\(node.name)'s shipper stopped on SIGTERM: \(String(describing: stopped)), said \((try? String(contentsOf: node.shipLog, encoding: .utf8)) ?? "")")
                         let run = try await SpawnedProcess.run(

@@ -37,7 +37,7 @@ struct HostSnapshotTests {
         #expect(snapshot.diskFree >= 0)
     }
 
-    @Test func currentAppSnapshotDescribesThisProcess() {
+    @Test func currentAppSnapshotDescribesTheTestRunner() {
         let app = AppSnapshot.current(version: "2.5.1")
         #expect(!app.name.isEmpty)
         #expect(!app.name.contains("/"))

@@ -137,24 +137,10 @@ struct ManyWritersTests {
     /// Runs the helper to its end at the lowest priority, on a thread of its own, reading its output; killed after
     /// `seconds`, so a stuck writer fails the test instead of hanging the suite.
     static func run(_ helper: URL, _ arguments: [String], seconds: Double) async throws -> ChildReport {
-        try await onOwnThread {
-            let child = Process()
-            // At the lowest priority (`nice` execs it, so the pid stays the helper's): three
-            // writers at full speed would otherwise take the cores from the rest of the suite.
-            child.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-            child.arguments = ["-n", "19", helper.path] + arguments
-            let output = Pipe()
-            child.standardOutput = output
-            child.standardError = output
-            try child.run()
-            let pid = child.processIdentifier
-            let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds), execute: watchdog)
-            // Read before waiting: a child blocked on a full pipe would never exit.
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            child.waitUntilExit()
-            watchdog.cancel()
-            return ChildReport(status: child.terminationStatus, output: String(decoding: data, as: UTF8.self))
-        }
+        // At the lowest priority (`nice` execs it, so the pid stays the helper's): three
+        // writers at full speed would otherwise take the cores from the rest of the suite.
+        let run = try await SpawnedProcess.run(
+            URL(fileURLWithPath: "/usr/bin/nice"), ["-n", "19", helper.path] + arguments, seconds: seconds)
+        return ChildReport(status: run.status, output: run.output)
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import Testing
@@ -18,22 +17,16 @@ struct PermissionsTests {
             let parent = directory.appendingPathComponent("parent", isDirectory: true)
             let store = parent.appendingPathComponent("test.logstore", isDirectory: true)
             let archive = directory.appendingPathComponent("export.lsarchive")
-            let child = Process()
-            child.executableURL = Self.helper
-            child.arguments = ["permissions", store.path, "20", archive.path]
-            let input = Pipe()
-            let output = Pipe()
-            child.standardInput = input
-            child.standardOutput = output
-            child.standardError = FileHandle.nullDevice
-            try child.run()
+            let child = try ChildProcess(
+                Self.helper, ["permissions", store.path, "20", archive.path], standardInput: .held,
+                standardOutput: .captured)
             // Whatever happens, the child does not outlive the test.
-            defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
+            defer { child.stop() }
 
-            // The child's "ready" line, read on a thread of its own, within a bound.
-            let ready = try await withTimeLimitOnThread(seconds: 120) {
-                String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            }
+            // The child's "ready" line (its first output), waited for on a thread of its own,
+            // within a bound.
+            let ready = try await onOwnThread { child.waitForOutput(seconds: 120) { !$0.isEmpty }?.text }
+            try #require(ready != nil, "\(child.termination.map { "the child \($0) without output" } ?? "no output in 120 s")")
             #expect(ready == "ready\n")
             // While the store is open: WAL, shared memory and the body files all exist.
             let open = try Self.modes(under: store)
@@ -47,12 +40,10 @@ struct PermissionsTests {
             #expect(permissions(of: archive) == 0o600)
 
             // Closed: what the close rewrote (manifest, checkpointed database) keeps its mode.
-            try input.fileHandleForWriting.close()
-            let ended = try await withTimeLimitOnThread(seconds: 120) { () -> Int32 in
-                child.waitUntilExit()
-                return child.terminationStatus
-            }
-            #expect(ended == 0)
+            child.closeInput()
+            let ended = try await onOwnThread { child.waitForTermination(seconds: 120) }
+            let termination = try #require(ended, "still running 120 s after its input closed")
+            #expect(termination == .exited(0))
             Self.expectOwnerOnly(try Self.modes(under: store))
             #expect(permissions(of: store) == 0o700)
         }

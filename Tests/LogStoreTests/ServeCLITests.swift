@@ -11,7 +11,7 @@ struct ServeCLITests {
 
     /// A running `logstore serve`: its URL's port and token, and the process.
     struct Served {
-        let process: Process
+        let process: ChildProcess
         let port: UInt16
         let token: String
         /// What it printed before its URL, the URL line included.
@@ -21,49 +21,39 @@ struct ServeCLITests {
     /// Starts `logstore serve arguments…` and reads its URL line (within 30 s).
     static func serve(_ arguments: [String]) async throws -> Served {
         try await onOwnThread {
-            let child = Process()
-            child.executableURL = logstore
-            child.arguments = ["serve"] + arguments
-            let output = Pipe()
-            child.standardOutput = output
-            child.standardError = output
-            try child.run()
-            let descriptor = output.fileHandleForReading.fileDescriptor
-            var text = ""
-            let giveUp = Date().addingTimeInterval(TimeScale.scaled(30))
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while Date() < giveUp {
-                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }),
-                    let url = URLComponents(string: String(line.dropFirst(9))),
-                    let port = url.port, let token = url.queryItems?.first(where: { $0.name == "token" })?.value
-                {
-                    return Served(process: child, port: UInt16(port), token: token, printed: text)
-                }
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, 500) >= 0 || errno == EINTR else { break }
-                guard poller.revents != 0 else { continue }
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count <= 0 { break }
-                text += String(decoding: buffer[0..<count], as: UTF8.self)
+            let child = try ChildProcess(
+                logstore, ["serve"] + arguments, standardOutput: .captured, standardError: .standardOutput)
+            // `nil` when it printed no URL within the bound, or ended without one.
+            let printed = child.waitForOutput(seconds: 30) { consoleURL(in: $0) != nil }?.text
+            if let printed, let (port, token) = consoleURL(in: printed) {
+                return Served(process: child, port: port, token: token, printed: printed)
             }
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            throw ConsoleClient.Failure(description: "no URL from logstore serve; it printed: \(text)")
+            child.stop()
+            _ = child.waitForTermination(seconds: SpawnedProcess.killGraceSeconds)
+            throw ConsoleClient.Failure(description: "no URL from logstore serve; it printed: \(child.output)")
         }
+    }
+
+    /// The port and token of the `Console: <url>` line in `text`, once it is there.
+    private static func consoleURL(in text: String) -> (port: UInt16, token: String)? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }),
+            let url = URLComponents(string: String(line.dropFirst(9))),
+            let port = url.port.flatMap(UInt16.init(exactly:)),
+            let token = url.queryItems?.first(where: { $0.name == "token" })?.value
+        else { return nil }
+        return (port, token)
     }
 
     /// Sends `signal` and waits (bounded) for the exit status.
     static func stop(_ served: Served, with signal: Int32) async throws -> Int32 {
         try await onOwnThread {
-            kill(served.process.processIdentifier, signal)
-            let giveUp = Date().addingTimeInterval(TimeScale.scaled(20))
-            while served.process.isRunning, Date() < giveUp { usleep(20_000) }
-            if served.process.isRunning {
-                kill(served.process.processIdentifier, SIGKILL)
-                served.process.waitUntilExit()
+            served.process.signal(signal)
+            guard let ended = served.process.waitForTermination(seconds: 20) else {
+                served.process.stop()
+                _ = served.process.waitForTermination(seconds: SpawnedProcess.killGraceSeconds)
                 return -1
             }
-            return served.process.terminationStatus
+            return ended.status
         }
     }
 

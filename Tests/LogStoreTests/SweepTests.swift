@@ -597,12 +597,8 @@ struct SweepTests {
                     }
                 }
             }
-            let child = Process()
-            child.executableURL = tool
-            child.arguments = ["sweep", url.path, "--max-age", "0s"]
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
+            let child = try ChildProcess(tool, ["sweep", url.path, "--max-age", "0s"])
+            defer { child.stop() }
             // Once a few of its steps have committed (the counts it keeps drop), kill it without
             // warning.
             // Polled on a connection of its own, on a thread of its own: no actor or queue to wait
@@ -620,8 +616,10 @@ struct SweepTests {
                     usleep(200)
                 }
                 let wasRunning = child.isRunning
-                kill(child.processIdentifier, SIGKILL)
-                child.waitUntilExit()
+                child.stop()
+                guard child.waitForTermination(seconds: SpawnedProcess.killGraceSeconds) != nil else {
+                    throw TimeLimitExceeded(seconds: SpawnedProcess.killGraceSeconds)
+                }
                 return wasRunning
             }
             #expect(wasRunning, "the sweep ended before it could be killed")

@@ -14,32 +14,13 @@ struct TailCLITests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("logstore")
     }
 
-    /// Standard output of a child, read on a thread of its own as it comes.
-    final class Lines: Sendable {
-        private let text = Mutex("")
-        let pipe = Pipe()
-
-        init() {
-            let handle = pipe.fileHandleForReading
-            Thread { [self] in
-                while true {
-                    let data = handle.availableData
-                    if data.isEmpty { return }
-                    text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-                }
-            }.start()
+    /// The lines `child` printed, once there are `count` of them or `seconds` passed (waited for
+    /// on a thread of its own).
+    func printedLines(of child: ChildProcess, count: Int, seconds: Double = 10) async throws -> [String] {
+        let text = try await onOwnThread {
+            child.waitForOutput(seconds: seconds) { $0.split(separator: "\n").count >= count }?.text
         }
-
-        var lines: [String] { text.withLock { $0.split(separator: "\n").map(String.init) } }
-
-        /// Waits (on a thread of its own) until `count` lines have arrived, within `seconds`.
-        func wait(for count: Int, seconds: Double = 10) async throws -> [String] {
-            let lines: [String] = try await watchOnThread(seconds: seconds) { (state: inout [String]) in
-                state = self.lines
-                return state.count >= count
-            }
-            return lines
-        }
+        return (text ?? child.output).split(separator: "\n").map(String.init)
     }
 
     func makeStore(_ url: URL, messages: Int) async throws {
@@ -53,24 +34,21 @@ struct TailCLITests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.logstore.path), "missing \(Self.logstore.path)")
         try await withTemporaryStoreURL { url in
             try await makeStore(url, messages: 5)
-            let output = Lines()
             let tail = try ChildProcess(
-                Self.logstore, ["tail", url.path, "-n", "2", "--show-cursor"],
-                standardOutput: output.pipe.fileHandleForWriting)
+                Self.logstore, ["tail", url.path, "-n", "2", "--show-cursor"], standardOutput: .captured)
             defer { tail.stop() }
-            // The child has its own copy: at its exit the reading thread sees the end.
-            try output.pipe.fileHandleForWriting.close()
-            let head = try await output.wait(for: 2)
+            let head = try await printedLines(of: tail, count: 2)
             #expect(head.map { $0.hasSuffix("seed 3") || $0.hasSuffix("seed 4") } == [true, true])
             let writer = try ChildProcess(ExitDrainTests.helper, ["steady", url.path, "50", "500"])
             defer { writer.stop() }
-            let lines = try await output.wait(for: 52)
+            let lines = try await printedLines(of: tail, count: 52)
+            try #require(lines.count >= 52, "\(lines)")
             let followed = Array(lines[2..<52])
             #expect(followed.indices.allSatisfy { followed[$0].hasSuffix(" message \($0)") }, "\(followed)")
             #expect(try await writer.waitForExit(seconds: 10) == 0)
-            kill(tail.identifier, SIGINT)
+            tail.signal(SIGINT)
             #expect(try await tail.waitForExit(seconds: 10) == 0)
-            let final = try await output.wait(for: 53)
+            let final = try await printedLines(of: tail, count: 53)
             // 5 seeds, then 50 from the child: the last message is the 55th row.
             #expect(final.last == "-- cursor: m55")
         }
@@ -80,18 +58,14 @@ struct TailCLITests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.logstore.path), "missing \(Self.logstore.path)")
         try await withTemporaryStoreURL { url in
             try await makeStore(url, messages: 3)
-            let output = Lines()
             let tail = try ChildProcess(
-                Self.logstore, ["tail", url.path, "--json", "-n", "3", "--label", "seed"],
-                standardOutput: output.pipe.fileHandleForWriting)
+                Self.logstore, ["tail", url.path, "--json", "-n", "3", "--label", "seed"], standardOutput: .captured)
             defer { tail.stop() }
-            // The child has its own copy: at its exit the reading thread sees the end.
-            try output.pipe.fileHandleForWriting.close()
-            let lines = try await output.wait(for: 3)
+            let lines = try await printedLines(of: tail, count: 3)
             let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
             #expect(objects.map { $0["text"] as? String } == ["seed 0", "seed 1", "seed 2"])
             #expect(objects.map { $0["level"] as? String } == ["info", "info", "info"])
-            kill(tail.identifier, SIGTERM)
+            tail.signal(SIGTERM)
             #expect(try await tail.waitForExit(seconds: 10) == 0)
         }
     }

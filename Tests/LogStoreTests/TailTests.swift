@@ -80,7 +80,7 @@ struct TailTests {
 
     /// A child process logs at a steady rate into the store this process has open read-only:
     /// every message arrives, once, in order.
-    @Test func followsAnotherProcess() async throws {
+    @Test func followsAnotherProcessAsItWrites() async throws {
         let helper = ExitDrainTests.helper
         try #require(FileManager.default.isExecutableFile(atPath: helper.path), "missing \(helper.path)")
         try await withTemporaryStoreURL { url in

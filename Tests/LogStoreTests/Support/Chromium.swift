@@ -13,29 +13,20 @@ enum Chromium {
     /// test instead of hanging it.
     static func dumpDOM(_ url: String, profile: URL, seconds: Double = 30) throws -> String {
         guard let path else { throw ShellError(command: "chromium", status: -1, output: "not installed") }
-        let process = Process()
         // At the lowest priority (`nice` execs it, so the pid stays the browser's): a browser
         // takes both cores for seconds, and the suite's timing-bound tests run beside it.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-        process.arguments = [
-            "-n", "19", path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-            "--user-data-dir=\(profile.path)", "--window-size=1400,900", "--virtual-time-budget=3000",
-            "--dump-dom", url,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
-        let timer = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds), execute: timer)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        timer.cancel()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw ShellError(command: "chromium --dump-dom \(url)", status: process.terminationStatus,
-                             output: "ended by \(process.terminationReason == .exit ? "exit" : "signal (time limit?)")")
+        let run = try SpawnedProcess.runBlocking(
+            URL(fileURLWithPath: "/usr/bin/nice"),
+            [
+                "-n", "19", path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                "--user-data-dir=\(profile.path)", "--window-size=1400,900", "--virtual-time-budget=3000",
+                "--dump-dom", url,
+            ],
+            standardError: .discarded, seconds: seconds)
+        guard run.termination == .exited(0) else {
+            throw ShellError(command: "chromium --dump-dom \(url)", status: run.termination.signal ?? run.status,
+                             output: "ended by \(run.termination.signal == nil ? "exit" : "signal (time limit?)")")
         }
-        return String(decoding: data, as: UTF8.self)
+        return run.output
     }
 }

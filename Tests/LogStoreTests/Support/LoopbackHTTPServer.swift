@@ -50,7 +50,7 @@ struct LoopbackHTTPServer: Sendable {
 
     let port: Int
     /// The server's process (`nice` execs python, so it is python's).
-    private let pid: pid_t
+    private let process: ChildProcess
 
     /// `path` on this server.
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
@@ -68,37 +68,25 @@ struct LoopbackHTTPServer: Sendable {
         guard let python else { throw ShellError(command: "python3", status: -1, output: "not installed") }
         let scriptURL = directory.appendingPathComponent("loopback_server.py")
         try Data(script.utf8).write(to: scriptURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
         // Niced, but not to 19 as Chromium is: the server does little work, all of it on the
         // test's critical path, and at 19 a suite that keeps both cores busy starved its start
         // past the bound below.
-        process.arguments = ["-n", "5", python, scriptURL.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
-        let timer = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(60), execute: timer)
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // ended (or killed by the timer) before printing
-            line.append(chunk)
-        }
-        timer.cancel()
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let process = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/nice"), ["-n", "5", python, scriptURL.path], standardOutput: .captured)
+        // `nil` when it ended before printing its port, or printed none within the bound.
+        let printed = process.waitForOutput(seconds: 60) { $0.contains("\n") }?.text ?? process.output
+        let text = printed.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let port = Int(text), port > 0 else {
-            kill(pid, SIGKILL)
-            process.waitUntilExit()
+            process.stop()
+            _ = process.waitForTermination(seconds: SpawnedProcess.killGraceSeconds)
             throw ShellError(command: "python3 loopback_server.py", status: -1, output: "no port: \(text)")
         }
-        return LoopbackHTTPServer(port: port, pid: pid)
+        return LoopbackHTTPServer(port: port, process: process)
     }
 
-    /// Kills the server. Not waited for: SIGKILL cannot be ignored, and Foundation reaps it.
+    /// Kills the server. Not waited for: SIGKILL cannot be ignored, and its reaper thread
+    /// reaps it.
     func stop() {
-        kill(pid, SIGKILL)
+        process.stop()
     }
 }

@@ -128,7 +128,7 @@ struct OTLPReceiver: Sendable {
 
     /// SIGTERM, and the exit status within 20 s (`TimeScale`d): the receiver must exit with 0.
     private func terminate() async throws {
-        kill(process.identifier, SIGTERM)
+        process.signal(SIGTERM)
         let status = try await process.waitForExit(seconds: 20)
         guard status == 0 else {
             throw Failure(description: "otlp_receiver.py " + (status.map { "exited with \($0) on SIGTERM" } ?? "outlived SIGTERM by 20 s"))

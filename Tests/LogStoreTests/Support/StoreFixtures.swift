@@ -76,41 +76,27 @@ func directoryListing(_ url: URL) throws -> [String] {
 
 /// The result of a finished child process.
 struct ProcessOutput {
+    /// The exit status, or the number of the signal that ended it.
     var status: Int32
     var standardOutput: String
     var standardError: String
+    /// How it ended.
+    var termination: Termination
 }
 
-/// Runs an executable to completion and returns its exit status and output. Blocking: run it
-/// on a thread of its own (``onOwnThread(_:)``) from async code.
+/// Runs an executable to completion (``SpawnedProcess``, standard input from `/dev/null`) and
+/// returns its exit status and output. Blocking: run it on a thread of its own
+/// (``onOwnThread(_:)``) from async code.
 ///
 /// - Parameter seconds: with a bound (stretched by ``TimeScale``), the child is killed with
 ///   SIGKILL once it has run that long, so a stuck child fails the test (its status then
 ///   says so: `SIGKILL`, 9) instead of hanging the suite.
 func runProcess(_ executable: String, _ arguments: [String], killedAfter seconds: Double? = nil) throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let pid = process.processIdentifier
-    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-    if let seconds {
-        DispatchQueue.global().asyncAfter(deadline: .now() + TimeScale.scaled(seconds), execute: watchdog)
-    }
-    // Cancelled as soon as the child has ended: its pid may be given to another process later.
-    defer { watchdog.cancel() }
-    // Read before waiting: a child blocked on a full pipe would never exit.
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let run = try SpawnedProcess.runBlocking(
+        URL(fileURLWithPath: executable), arguments, standardError: .captured, seconds: seconds ?? .infinity)
     return ProcessOutput(
-        status: process.terminationStatus,
-        standardOutput: String(decoding: outputData, as: UTF8.self),
-        standardError: String(decoding: errorData, as: UTF8.self))
+        status: run.termination.signal ?? run.status, standardOutput: run.output, standardError: run.errorOutput,
+        termination: run.termination)
 }
 
 /// The `sqlite3` shell: an independent reader and writer of store databases, as users have.
