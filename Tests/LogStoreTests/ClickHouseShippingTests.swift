@@ -196,6 +196,54 @@ struct ClickHouseShippingTests {
         }
     }
 
+    /// A replica killed while it made a replicated table is registered in ZooKeeper (and may
+    /// hold the table's parts) but has no table: `CREATE` then fails for good (codes 253, 117).
+    /// The next run attaches the table instead, and the replica fetches what the other took.
+    @Test(.timeLimit(.minutes(TimeScale.minutes(10))))
+    func aReplicaKilledWhileMakingItsTableGetsItOnTheNextRun() async throws {
+        try await asHeavyTest {
+            let cluster = try await ClickHouseCluster.start(replicas: 2)
+            defer { cluster.stop() }
+            try await withTemporaryStoreURL { url in
+                try await withStore(at: url) { store in
+                    for index in 0..<50 { store.storeMessage(label: "app", level: .info, message: "before \(index)") }
+                    try await store.flush()
+                }
+                let configuration = LogShipper.Configuration(destination: Self.destination(cluster), node: "node-c")
+                func shipUntilCaughtUp() async throws {
+                    let shipper = try await LogShipper(storeURL: url, configuration: configuration)
+                    let running = Task { try await shipper.run() }
+                    let caughtUp = try await shipper.waitUntilCaughtUp(timeout: .seconds(60))
+                    shipper.stop()
+                    try await running.value
+                    try await shipper.close()
+                    #expect(caughtUp)
+                }
+                try await shipUntilCaughtUp()
+
+                // What a kill between ZooKeeper's registration and the table's metadata file leaves.
+                cluster.kill(server: 1)
+                let metadata = cluster.servers[1].directory
+                    .appendingPathComponent("data/metadata/default/logstore_messages_local.sql")
+                try FileManager.default.removeItem(at: metadata)
+                try await cluster.restart(server: 1)
+                let tables = try await cluster.query("SHOW TABLES FROM default FORMAT TSV", server: 1)
+                try #require(!tables.contains("logstore_messages_local"), "the replica lost its table: \(tables)")
+                let definition = try await cluster.query(
+                    "SHOW CREATE TABLE default.logstore_messages_local FORMAT TabSeparatedRaw", server: 0)
+                let again = try? await cluster.query(definition, server: 1)
+                #expect(again == nil, "making it again fails while the replica is registered")
+
+                try await withStore(at: url) { store in
+                    for index in 0..<50 { store.storeMessage(label: "app", level: .info, message: "after \(index)") }
+                    try await store.flush()
+                }
+                try await shipUntilCaughtUp()
+                try await Self.expectArrived(cluster, messages: 100, tasks: 0, server: 1, "the replica that lost its table")
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(TimeScale.minutes(10))))
     func theCommandLineShipsUntilCaughtUp() async throws {
         try await asHeavyTest {

@@ -78,6 +78,12 @@ enum ClickHouseSchema {
         ]
     }
 
+    /// The `ATTACH` twin of a `CREATE TABLE IF NOT EXISTS` statement: the same table, made
+    /// from its definition without registering anything in ZooKeeper.
+    static func attachStatement(forCreate statement: String) -> String {
+        "ATTACH" + statement.dropFirst("CREATE".count)
+    }
+
     /// The table a shipper inserts into: the replicated one of the server it talks to.
     static func insertTable(_ table: Table, database: String, cluster: String?) -> String {
         "\(quoted(database)).\(cluster == nil ? table.name : table.name + "_local")"

@@ -39,9 +39,24 @@ final class ClickHouseShipping: ShippingDestination {
     private func createTables(on index: Int) async throws(ShippingFailure) {
         for table in ClickHouseSchema.all {
             for statement in ClickHouseSchema.createStatements(table, database: destination.database, cluster: destination.cluster) {
-                try await run(statement, on: index)
+                do {
+                    try await run(statement, on: index)
+                } catch where Self.asksForAttach(error) {
+                    // A server killed while making a replicated table registered the replica in
+                    // ZooKeeper, or kept the table's parts, but has no table: making it again
+                    // fails for good, attaching it takes the registration and parts as they are.
+                    try await run(ClickHouseSchema.attachStatement(forCreate: statement), on: index)
+                }
             }
         }
+    }
+
+    /// Whether ClickHouse refused a `CREATE` because what the table leaves behind is there
+    /// already: the replica registered in ZooKeeper (`REPLICA_IS_ALREADY_EXIST`, code 253), or
+    /// the table's data directory holding parts (`INCORRECT_FILE_NAME`, code 117, "use ATTACH
+    /// TABLE instead").
+    private static func asksForAttach(_ failure: ShippingFailure) -> Bool {
+        failure.description.contains("Code: 253,") || failure.description.contains("Code: 117,")
     }
 
     /// A replica that was down when the tables were made gets them once it answers, tried in
