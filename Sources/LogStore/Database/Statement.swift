@@ -189,6 +189,19 @@ final class Statement {
         isNull(at: index) ? nil : string(at: index)
     }
 
+    /// The column as SQLite holds it as text, in place (no copy, no `String`); `nil` when it is
+    /// NULL. The bytes are SQLite's: valid only until the next ``step()``, ``reset()`` or read of
+    /// this column as another type, and not checked as UTF-8 (``string(at:)`` repairs them; a
+    /// reader of these bytes checks them itself). The corresponding C functions are
+    /// `sqlite3_column_text` and `sqlite3_column_bytes`.
+    func unsafeText(at index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
+        // Text first, then its length: the order SQLite documents, so the length is the text's.
+        // No text for a non-NULL column (out of memory) reads as empty, as in `string(at:)`.
+        guard let text = sqlite3_column_text(handle, index) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
     func bytes(at index: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, index))
         guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return [] }

@@ -8,14 +8,27 @@ enum NDJSONExport {
     static func write(_ source: ExportSource, to output: ExportOutput, progress: ExportProgressReporter) throws -> ExportCounts {
         var counts = ExportCounts()
         var sessions = Set<UUID>()
+        var rows = RowWriter(tables: try source.rowTables())
+        var sessionRowIDs = Set<Int64>()
+        var lastSessionRowID: Int64?
+        counts.messages = try source.forEachMessage(
+            row: { row in
+                try progress.advance(.messages)
+                // Formatted straight into the output's buffer.
+                try output.append { rows.append(row, to: &$0) }
+                // A hash per session change, not per row.
+                if row.sessionRowID != lastSessionRowID {
+                    lastSessionRowID = row.sessionRowID
+                    sessionRowIDs.insert(row.sessionRowID)
+                }
+            },
+            message: { message in
+                try progress.advance(.messages)
+                try output.append { appendMessage(message, to: &$0) }
+                sessions.insert(message.sessionID)
+            })
+        for rowID in sessionRowIDs { sessions.insert(rows.tables.sessions.uuid(for: rowID)) }
         var line = ExportLine()
-        counts.messages = try source.forEachMessage { message in
-            try progress.advance(.messages)
-            line.reset()
-            appendMessage(message, to: &line)
-            try output.write(line.bytes)
-            sessions.insert(message.sessionID)
-        }
         counts.tasks = try source.forEachTask { task in
             try progress.advance(.tasks)
             line.reset()
@@ -119,12 +132,19 @@ enum NDJSONExport {
 
     /// `"time"` as ISO 8601 text, then `"timestamp"`, the same instant in seconds since 1970
     /// for tools that sort or subtract.
-    private static func appendTime(_ date: Date, to line: inout ExportLine) {
+    static func appendTime(_ date: Date, to line: inout ExportLine) {
         line.append(byte: UInt8(ascii: "\""))
         line.append(timestamp: date)
         line.append(byte: UInt8(ascii: "\""))
         line.appendKey("timestamp")
-        line.append(jsonNumber: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        line.append(jsonMilliseconds: (date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// Each level's name as a JSON string, by raw value.
+    static let levelStrings: [[UInt8]] = LogStore.Level.allCases.map { level in
+        var line = ExportLine()
+        line.append(jsonString: level.name)
+        return line.bytes
     }
 
     /// Spelled out here rather than taken from the case names, which may be renamed in Swift.

@@ -20,18 +20,35 @@ enum TextExport {
         let sessions = Dictionary(try source.sessions().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<UUID>()
         var current: UUID?
-        var line = ExportLine()
-        counts.messages = try source.forEachMessage { message in
-            try progress.advance(.messages)
-            line.reset()
-            if message.sessionID != current {
-                current = message.sessionID
-                appendSessionHeader(message.sessionID, sessions[message.sessionID], to: &line)
-                seen.insert(message.sessionID)
-            }
-            appendMessage(message, to: &line)
-            try output.write(line.bytes)
+        var rows = RowWriter(tables: try source.rowTables())
+        var currentRowID: Int64?
+        func changeSession(to id: UUID, _ line: inout ExportLine) {
+            guard id != current else { return }
+            current = id
+            appendSessionHeader(id, sessions[id], to: &line)
+            seen.insert(id)
         }
+        // Messages are formatted straight into the output's buffer.
+        counts.messages = try source.forEachMessage(
+            row: { row in
+                try progress.advance(.messages)
+                try output.append { line in
+                    let rowID = row.sessionRowID
+                    if rowID != currentRowID {
+                        currentRowID = rowID
+                        changeSession(to: rows.tables.sessions.uuid(for: rowID), &line)
+                    }
+                    rows.append(row, to: &line)
+                }
+            },
+            message: { message in
+                try progress.advance(.messages)
+                try output.append { line in
+                    changeSession(to: message.sessionID, &line)
+                    appendMessage(message, to: &line)
+                }
+            })
+        var line = ExportLine()
         current = nil
         let withDetails = source.options.includesTaskDetails
         var isFirstTask = true
@@ -183,11 +200,8 @@ enum TextExport {
     }
 
     private static func appendScalar(_ text: String, to line: inout ExportLine) {
-        let needsQuotes = text.isEmpty || text.utf8.contains { quoted[Int($0)] }
-        guard needsQuotes else { return line.append(text, escapedFor: .text) }
-        line.append(byte: UInt8(ascii: "\""))
-        line.append(text, escapedFor: .quotedText)
-        line.append(byte: UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { line.bytes.append(textScalar: $0) }
     }
 
     /// The name, then spaces to the column's width and at least one: a longer name shifts the
@@ -210,11 +224,11 @@ enum TextExport {
     /// The level and state column: as wide as `CRITICAL`.
     private static let columnWidth = 8
     private static let levelNames = LogStore.Level.allCases.map { $0.name.uppercased() }
+    /// Each level's column as ``appendColumn(_:to:)`` writes it, by raw value.
+    static let levelColumns: [[UInt8]] = levelNames.map { name in
+        var line = ExportLine()
+        appendColumn(name, to: &line)
+        return line.bytes
+    }
     private static let stateNames: [NetworkTaskState: String] = [.pending: "PENDING", .success: "SUCCESS", .failure: "FAILURE"]
-    /// Bytes that make a metadata key or value quoted.
-    private static let quoted: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for character in " =\"{}[],\\" { table[Int(character.asciiValue ?? 0)] = true }
-        return table
-    }()
 }

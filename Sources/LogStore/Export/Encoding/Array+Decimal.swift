@@ -3,15 +3,20 @@
 extension [UInt8] {
     /// Appends `value` in decimal.
     mutating func append(decimal value: some BinaryInteger) {
-        guard value != 0 else { return append(UInt8(ascii: "0")) }
         if value < 0 { append(UInt8(ascii: "-")) }
         var magnitude = UInt64(value.magnitude)
-        let start = count
-        while magnitude > 0 {
-            append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
+        guard magnitude >= 10 else { return append(UInt8(ascii: "0") + UInt8(magnitude)) }
+        // Digits from the last, into 20 bytes on the stack (UInt64.max has 20), then one copy:
+        // appending and reversing in place cost a bounds check and a uniqueness check a digit.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            while magnitude > 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
-        self[start...].reverse()
     }
 
     /// Appends `value`, which is not negative, in decimal with leading zeros to `width` digits.

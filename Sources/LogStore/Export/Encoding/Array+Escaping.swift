@@ -15,6 +15,16 @@ extension [UInt8] {
         append(UInt8(ascii: "\""))
     }
 
+    /// Appends stored bytes (a column, which another tool may have written), escaped by `rules`:
+    /// well-formed UTF-8 as it is, anything else repaired as `String(decoding:as:)` repairs it
+    /// (U+FFFD for each bad sequence), so the line says what the row read as a `String` says.
+    mutating func append(escapingStored bytes: UnsafeBufferPointer<UInt8>, _ rules: EscapeRules) {
+        guard UTF8Check.isValid(bytes) else {
+            return append(escaping: String(decoding: bytes, as: UTF8.self), rules)
+        }
+        append(escaping: bytes, rules)
+    }
+
     /// Appends the UTF-8 text in `utf8`, escaped by `rules`. The caller has checked that it is
     /// UTF-8 (a Swift string holds nothing else).
     mutating func append(escaping utf8: UnsafeBufferPointer<UInt8>, _ rules: EscapeRules) {
