@@ -18,6 +18,8 @@ enum MessagesCommand: Command {
             --meta key=value matches a metadata value; --meta key, a key that exists; a dotted
             key (http.status=500) is a path into nested metadata, and a key in double quotes is
             one key, dots included: --meta '"error.message"=timeout' (swift-log's flat keys).
+            With --json, the hint for the next page goes to standard error, and only when
+            standard output is a terminal; a script continues with --cursor m<id> of its last line.
 
             Examples:
               logstore messages app.logstore --level warning --since 2h
@@ -52,7 +54,8 @@ enum MessagesCommand: Command {
 
         if arguments.flag(json) {
             for message in messages { console.line(try JSONOutput.line(MessageRecord(message: message))) }
-            if let next {
+            // For the person at the terminal; a pipeline reads data only (as `tasks --json`).
+            if let next, console.environment.outputIsTerminal {
                 console.errorLine("logstore: more messages: continue with --cursor \(next)")
             }
             if let newest { console.errorLine("logstore: cursor: \(newest)") }
