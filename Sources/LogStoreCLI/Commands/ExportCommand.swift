@@ -129,6 +129,7 @@ enum ExportCommand: Command {
         if let text = arguments.value(until) {
             options.until = try ValueParsers.date(text, option: until.name, now: now, timeZone: timeZone)
         }
+        try WindowFilters.checkRange(since: options.since, until: options.until, arguments: arguments, since, until)
         var messages = MessageQuery(labels: arguments.all(label))
         if let text = arguments.value(level) {
             messages.levels = try ValueParsers.levels(text)
