@@ -22,13 +22,18 @@ public struct CommandEnvironment: Sendable {
     /// is read in. Default: UTC, so that output does not depend on the machine; ``current`` uses
     /// the machine's zone, and `--utc` sets UTC.
     public var timeZone: TimeZone
+    /// Whether standard output is a terminal someone reads. Hints meant for that reader (the
+    /// cursor of the next page after `--json` or `--ids` output) are left out when it is not:
+    /// a pipeline's consumer pages with the data it got. Default `false`.
+    public var outputIsTerminal: Bool
 
     /// An environment with the given settings; by default no colours, the real clock, no
-    /// progress bar, no clipping and UTC.
+    /// progress bar, no clipping, UTC and output that is not a terminal.
     public init(
         usesColors: Bool = false, now: Date? = nil, progressOutput: (@Sendable (String) -> Void)? = nil,
-        terminalWidth: Int? = nil, timeZone: TimeZone = CommandEnvironment.utc
+        terminalWidth: Int? = nil, timeZone: TimeZone = CommandEnvironment.utc, outputIsTerminal: Bool = false
     ) {
+        self.outputIsTerminal = outputIsTerminal
         self.usesColors = usesColors
         self.now = now
         self.progressOutput = progressOutput
@@ -39,7 +44,8 @@ public struct CommandEnvironment: Sendable {
     /// The environment of a process with these environment `variables` and streams: colours as
     /// ``TextStyle/colorsEnabled(_:variables:isTerminal:)`` decides for `.auto`, a progress bar on
     /// standard error when it is a terminal that is not `dumb` (nothing when it is piped or
-    /// redirected), the terminal's width when standard output is one, the machine's time zone.
+    /// redirected), the terminal's width when standard output is one, the machine's time zone,
+    /// and whether standard output is a terminal.
     ///
     /// - Parameters:
     ///   - variables: the process environment (`NO_COLOR`, `TERM`, `COLUMNS`).
@@ -63,7 +69,7 @@ public struct CommandEnvironment: Sendable {
         }
         return CommandEnvironment(
             usesColors: TextStyle.colorsEnabled(.auto, variables: variables, isTerminal: outputIsTerminal),
-            progressOutput: progress, terminalWidth: width, timeZone: .current)
+            progressOutput: progress, terminalWidth: width, timeZone: .current, outputIsTerminal: outputIsTerminal)
     }
 
     /// The environment of this process: ``detect(variables:outputIsTerminal:errorIsTerminal:terminalColumns:)``

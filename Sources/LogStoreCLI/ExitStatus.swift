@@ -57,10 +57,17 @@ struct Failure {
         }
     }
 
-    /// The error of a store or archive that is not where the command line says.
-    static func noStore(_ path: String) -> String {
-        "no store or archive at \(Format.escaped(path)): check the path, or create a demo store "
-            + "with 'logstore demo \(Format.escaped(Format.shellQuoted(path)))'"
+    /// The error of a store or archive that is not where the command line says: for an
+    /// archive's path (`*.lsarchive`, or anything `open` is given), how to write one; for a
+    /// store's, how to make a demo store there.
+    static func noStore(_ path: String, isArchive: Bool = false) -> String {
+        let quoted = Format.escaped(Format.shellQuoted(path))
+        if isArchive || URL(fileURLWithPath: path).pathExtension.lowercased() == "lsarchive" {
+            return "no archive at \(Format.escaped(path)): check the path, or write one "
+                + "with 'logstore export <store> -o \(quoted)'"
+        }
+        return "no store or archive at \(Format.escaped(path)): check the path, or create a demo store "
+            + "with 'logstore demo \(quoted)'"
     }
 
     init(message: String, status: Int32) {
@@ -71,7 +78,7 @@ struct Failure {
     private init(_ error: LogStoreError) {
         if error.kind == .storeInvalid, let url = error.url, let reason = error.reason {
             self.init(
-                message: "\(Format.escaped(url.path)) is not a store LogStore can open (\(Format.escaped(reason))): "
+                message: "\(Format.escaped(url.path)) is not a store LogStore can open: \(Format.escaped(reason)); "
                     + "give a *.logstore directory or a *.lsarchive file",
                 status: ExitStatus.failure)
         } else if error.kind == .unsupportedVersion {

@@ -22,6 +22,17 @@ struct DemoIncident {
         address = random.ipAddress()
     }
 
+    private init(kind: Kind, length: Int, spacing: Double, address: String) {
+        self.kind = kind
+        self.length = length
+        self.spacing = spacing
+        self.address = address
+    }
+
+    /// The demo's outage: the database gone for minutes (its length and pace are the
+    /// generator's).
+    static let outage = DemoIncident(kind: .databaseOutage, length: .max, spacing: 0, address: "")
+
     /// The burst's `step`-th message.
     func message(_ step: Int, _ random: inout DemoRandom) -> (DemoLabel, LogStore.Level, DemoLine) {
         let roll = random.double(0..<1)

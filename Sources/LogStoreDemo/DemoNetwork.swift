@@ -141,13 +141,19 @@ struct DemoNetworkGenerator {
         clientIP = random.ipAddress()
     }
 
-    /// The next task, started at `createdAt`.
-    mutating func next(at createdAt: Date) -> DemoTask {
+    /// The next task, started at `createdAt`; `duringOutage`, most likely a failure of the
+    /// catalog or the inventory (their database is gone): a 503, a timeout or a refused
+    /// connection.
+    mutating func next(at createdAt: Date, duringOutage: Bool = false) -> DemoTask {
         defer { generated += 1 }
         var endpoint: Endpoint
         var roll: Double
         if generated < Self.showcase.count {
             (endpoint, roll) = Self.showcase[generated]
+        } else if duringOutage, random.chance(0.75) {
+            // Both answer 503 from 0.94 on (the inventory from 0.9), then time out or refuse.
+            endpoint = random.pick([.catalogPage, .catalogPage, .inventory])
+            roll = random.double(0.94..<1)
         } else {
             endpoint = Self.endpoints[random.weightedIndex(Self.weights)]
             roll = random.double(0..<1)

@@ -108,15 +108,22 @@ package struct DemoWriter {
             // has something to show: each is behind by what the other wrote.
             configuration.history = HistoryConfiguration(
                 currentAuthor: session % 2 == 0 ? "api" : "worker", allAuthors: ["api", "worker"])
+            // The session starts just before its first message (in the restart pause before it),
+            // so that it holds every message and task it logs: the store dates a session with
+            // its clock, which reads the demo's timeline here, not the wall clock.
+            var first = share > 0 ? generator.next(session: session) : nil
+            let sessionStart = first.map { $0.createdAt.addingTimeInterval(-generator.restartPause / 2) }
+                ?? (lastTime ?? end.addingTimeInterval(-Self.span)).addingTimeInterval(generator.restartPause / 2)
+            configuration.timeSource = LogStore.TimeSource(now: { sessionStart }, sleep: { try await Task.sleep(for: $0) })
             let store = try await LogStore(storeURL: url, options: [.create], configuration: configuration)
             var recorder = DemoNetworkRecorder(store: store)
             var tasksDone = 0
-            func recordTasks(_ number: Int, after lower: Date, before upper: Date) {
+            func recordTasks(_ number: Int, after lower: Date, before upper: Date, failing: Bool = false) {
                 for step in 0..<number {
                     let time = lower.addingTimeInterval(upper.timeIntervalSince(lower) * Double(step + 1) / Double(number + 1))
                     let task = tasksDone >= pendingFrom
                         ? network.pending(at: time, large: tasksDone == pendingFrom)
-                        : network.next(at: time)
+                        : network.next(at: time, duringOutage: failing)
                     recorder.record(task)
                     tally.count(task)
                     tasksDone += 1
@@ -125,13 +132,20 @@ package struct DemoWriter {
             }
 
             for position in 0..<share {
-                let message = generator.next(session: session)
-                // The tasks due at this position go between the previous message and this one.
+                let message: DemoMessage
+                if let taken = first {
+                    message = taken
+                    first = nil
+                } else {
+                    message = generator.next(session: session)
+                }
+                // The tasks due at this position go between the previous message and this one,
+                // within the session.
                 var due = 0
                 while tasksDone + due < taskShare, (tasksDone + due) * share / taskShare == position { due += 1 }
                 if due > 0 {
-                    let lower = max(lastTime ?? .distantPast, message.createdAt.addingTimeInterval(-1))
-                    recordTasks(due, after: lower, before: message.createdAt)
+                    let lower = max(lastTime ?? .distantPast, sessionStart, message.createdAt.addingTimeInterval(-1))
+                    recordTasks(due, after: lower, before: message.createdAt, failing: message.isOutage)
                 }
                 let source = message.label.source
                 store.storeMessage(
@@ -150,7 +164,7 @@ package struct DemoWriter {
             }
             if tasksDone < taskShare {
                 // A session without messages: spread its tasks over its part of what is left.
-                let lower = lastTime ?? end.addingTimeInterval(-Self.span)
+                let lower = max(lastTime ?? sessionStart, sessionStart)
                 let upper = lower.addingTimeInterval(end.timeIntervalSince(lower) / Double(sessions - session))
                 recordTasks(taskShare - tasksDone, after: lower, before: upper)
             }

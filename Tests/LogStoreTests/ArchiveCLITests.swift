@@ -66,7 +66,7 @@ struct ArchiveCLITests {
             let missing = directory.appendingPathComponent("gone\u{1B}[2J.lsarchive")
             let result = await runCLI(["open", missing.path])
             #expect(result.status == ExitStatus.notFound)
-            #expect(result.error.hasPrefix("logstore: no store or archive at "), "\(result.error)")
+            #expect(result.error.hasPrefix("logstore: no archive at "), "\(result.error)")
             #expect(result.error.contains("gone\\u{1b}[2J.lsarchive"))
             #expect(!result.error.contains("\u{1B}"))
             #expect(result.output.isEmpty)

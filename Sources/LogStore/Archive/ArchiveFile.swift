@@ -166,7 +166,7 @@ final class ArchiveFile: StoredBlobFiles, Sendable {
         case .failure(let error): throw LogStoreError.fileSystem(url, operation: "read", errno: error.code)
         }
         guard count == 16, header == Array("SQLite format 3\0".utf8) else {
-            throw LogStoreError.storeInvalid(url, reason: "it is not a LogStore archive (not a SQLite file)")
+            throw LogStoreError.storeInvalid(url, reason: "it is not a SQLite file, so not a LogStore archive")
         }
     }
 

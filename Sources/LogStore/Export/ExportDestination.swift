@@ -10,6 +10,10 @@ import Synchronization
 /// export never overwrites a file, not even one created while it ran. (On a file system without
 /// hard links, a `rename(2)` after a last check does it, with that check's small window.)
 ///
+/// When it `replaces` an existing file, the finished file takes the name with one `rename(2)`,
+/// which swaps it in atomically: a reader sees the old file or the new one, never a mix, and a
+/// failed export leaves the old file as it was. A directory is never replaced.
+///
 /// Its temporary files are `.<name>.<token>.logstore-<kind>` (`ExportLeftovers`), and the
 /// `partial` one stays locked (`flock`) while the export runs: a killed export drops the lock, so
 /// the next export into the same directory removes what it left, and never one still running.
@@ -22,17 +26,27 @@ final class ExportDestination: Sendable {
     /// Further temporary files beside the target (an archive's database copy), removed with it.
     private let companions = Mutex<[URL]>([])
     private let isFinished = Atomic<Bool>(false)
+    /// Whether an existing file at ``target`` is replaced (``ExportOptions/replacesExistingFile``).
+    let replaces: Bool
 
+    /// - Parameter replaces: replace a file already at `target` (never a directory) rather than
+    ///   refuse.
     /// - Throws: ``LogStoreError/fileDoesntExist(_:)`` (the directory) when the target's directory is
-    ///   missing; ``LogStoreError/fileAlreadyExists(_:)`` when the target exists;
-    ///   ``LogStoreError/fileSystem(_:operation:errno:)`` when the temporary file cannot be created.
-    init(target: URL) throws {
+    ///   missing; ``LogStoreError/fileAlreadyExists(_:)`` when the target exists (with `replaces`,
+    ///   only when it is a directory); ``LogStoreError/fileSystem(_:operation:errno:)`` when the
+    ///   temporary file cannot be created.
+    init(target: URL, replaces: Bool = false) throws {
         let target = target.standardizedFileURL
         let directory = target.deletingLastPathComponent()
         guard Files.isDirectory(directory) else { throw LogStoreError.fileDoesntExist(directory) }
-        guard !Self.nameIsTaken(target) else { throw LogStoreError.fileAlreadyExists(target) }
+        if replaces {
+            guard !Self.isDirectory(target) else { throw LogStoreError.fileAlreadyExists(target) }
+        } else {
+            guard !Self.nameIsTaken(target) else { throw LogStoreError.fileAlreadyExists(target) }
+        }
         ExportLeftovers.removeAbandoned(in: directory)
         self.target = target
+        self.replaces = replaces
         let token = ExportLeftovers.makeToken()
         self.token = token
         // Created and locked under a name the cleanup leaves alone while it is new, then renamed:
@@ -99,7 +113,14 @@ final class ExportDestination: Sendable {
         // Done with before the file takes its name: past that point the partial file (and its
         // lock) may be gone (rename), and companions must not outlive it.
         removeCompanions()
-        if let error = SystemCall.errnoOf({ link(temporary.path, target.path) }) {
+        if replaces {
+            // rename(2) replaces the old file in one step: there is no moment without a file at
+            // the name, and until this call the old one is untouched.
+            if let error = SystemCall.errnoOf({ rename(temporary.path, target.path) }) {
+                discard()
+                throw LogStoreError.fileSystem(target, operation: "replace", errno: error.code)
+            }
+        } else if let error = SystemCall.errnoOf({ link(temporary.path, target.path) }) {
             guard [EPERM, EOPNOTSUPP, ENOTSUP].contains(error.code) else {
                 discard()
                 if error.code == EEXIST { throw LogStoreError.fileAlreadyExists(target) }
@@ -156,6 +177,13 @@ final class ExportDestination: Sendable {
         if let error = SystemCall.errnoOf({ fsync(descriptor) }) {
             throw LogStoreError.fileSystem(url, operation: "sync", errno: error.code)
         }
+    }
+
+    /// Whether `url` is a directory itself (a symbolic link to one is a link, which a rename
+    /// replaces).
+    private static func isDirectory(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// A dangling symbolic link counts as taken: `link(2)` would not replace it either.

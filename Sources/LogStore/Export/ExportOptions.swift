@@ -32,13 +32,31 @@ public struct ExportOptions: Sendable, Hashable {
     /// Text only: write each network task's request and response headers, indented beneath its
     /// line (bodies are never printed in text). Default `false`: one line per task.
     public var includesTaskDetails: Bool
+    /// Whether an export replaces a file already at its URL. Default `false`: the export fails
+    /// with ``LogStoreError/fileAlreadyExists(_:)`` and the file is left alone.
+    ///
+    /// With `true`, the new file is still written beside the target and swaps in for the old one
+    /// with one `rename(2)` only once complete: a reader sees the old file or the new one, never
+    /// half of either, and a failed or cancelled export leaves the old file as it was. The new
+    /// file is owner-only (mode 0600), as every export is. A directory at the URL is never
+    /// replaced (``LogStoreError/fileAlreadyExists(_:)``).
+    ///
+    /// ```swift
+    /// // Refresh the same report every hour:
+    /// try await store.export(
+    ///     to: URL(fileURLWithPath: "/srv/reports/errors.ndjson"), format: .ndjson,
+    ///     options: ExportOptions(messages: MessageQuery(levels: .error ... .critical), replacesExistingFile: true))
+    /// ```
+    public var replacesExistingFile: Bool
 
-    /// Creates options; every filter defaults to "everything".
+    /// Creates options; every filter defaults to "everything", and an existing file is not
+    /// replaced.
     public init(
         sessions: [UUID] = [], since: Date? = nil, until: Date? = nil,
         messages: MessageQuery? = MessageQuery(), tasks: TaskQuery? = TaskQuery(),
-        includesTaskDetails: Bool = false
+        includesTaskDetails: Bool = false, replacesExistingFile: Bool = false
     ) {
+        self.replacesExistingFile = replacesExistingFile
         self.sessions = sessions
         self.since = since
         self.until = until

@@ -51,8 +51,8 @@ extension LogStore {
         /// ``sweepInterval``). Default: 10 seconds.
         public var sweepDelay: Duration = .seconds(10)
 
-        /// The store's clock: the sweep's age cut-off and schedule, and the history merge's
-        /// cleanup schedule. Default: ``TimeSource/system``.
+        /// The store's clock: the start date of the session it records, the sweep's age cut-off
+        /// and schedule, and the history merge's cleanup schedule. Default: ``TimeSource/system``.
         public var timeSource: TimeSource = .system
 
         /// Whether blobs are zlib-compressed (kept compressed only when that is smaller).

@@ -21,7 +21,9 @@ extension LogStore {
     /// too (to another format, or filtered to a smaller archive).
     ///
     /// - Parameters:
-    ///   - url: the file to create; its directory must exist and the file must not.
+    ///   - url: the file to create; its directory must exist and the file must not, unless
+    ///     ``ExportOptions/replacesExistingFile`` says to replace it (atomically, once the new
+    ///     file is complete).
     ///   - format: ``ExportFormat/archive`` by default.
     ///   - options: what to include; everything by default.
     ///   - progress: called as the export advances (at most every 100 ms, and at each new phase),
@@ -29,7 +31,8 @@ extension LogStore {
     ///     with ``ExportProgress/Phase/finished`` once the file is in place (never after a failure
     ///     or a cancellation). Keep it quick.
     /// - Returns: what was written.
-    /// - Throws: ``LogStoreError/fileAlreadyExists(_:)`` when `url` exists (nothing is overwritten);
+    /// - Throws: ``LogStoreError/fileAlreadyExists(_:)`` when `url` exists (nothing is overwritten)
+    ///   and `options` do not replace it, or when it is a directory;
     ///   ``LogStoreError/fileDoesntExist(_:)`` when its directory does not;
     ///   ``LogStoreError/fileSystem(_:operation:errno:)`` when writing fails (a full disk);
     ///   `CancellationError` when the calling task is cancelled; ``LogStoreError/closed`` after
@@ -45,7 +48,7 @@ extension LogStore {
         let started = ContinuousClock.now
         let reporter = ExportProgressReporter(progress)
         // File work (a listing of the target's directory, a lock per leftover) off the pool.
-        let destination = try await Self.offCooperativeThreads { try ExportDestination(target: url) }
+        let destination = try await Self.offCooperativeThreads { try ExportDestination(target: url, replaces: options.replacesExistingFile) }
         // Whatever happens, no temporary file outlives the call (commit removes them too).
         defer { destination.discard() }
         let written: (counts: ExportCounts, byteCount: Int64, storeID: UUID?)

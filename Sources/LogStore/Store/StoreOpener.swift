@@ -41,8 +41,10 @@ enum StoreOpener {
         let manifest = options.contains(.inMemory)
             ? Manifest.new() : try prepareDirectory(directory, options: options)
 
+        // Dated by the store's clock, as its other dates are (a simulation or a test that moves
+        // time starts its sessions on its own timeline).
         let session = LogStore.Session(
-            id: UUID(), startDate: Date(),
+            id: UUID(), startDate: configuration.timeSource.now(),
             app: AppSnapshot.current(version: configuration.appVersion),
             host: HostSnapshot.current(volume: directory), hostChanges: [])
 

@@ -1,6 +1,6 @@
 /// The arguments of one command, checked against its ``CommandSpec``.
 struct ParsedArguments: Sendable {
-    /// The positional arguments, as many as the spec names.
+    /// The positional arguments: those the spec requires, and any optional ones given.
     var positionals: [String] = []
     /// Every value given per option name, in order.
     var values: [String: [String]] = [:]
@@ -133,8 +133,8 @@ enum ArgumentParser {
     }
 
     private static func checkPositionals(_ positionals: [String], for spec: CommandSpec) throws(UsageError) {
-        if positionals.count < spec.positionals.count {
-            let missing = spec.positionals[positionals.count...].map { "<\($0.name)>" }.joined(separator: " ")
+        if positionals.count < spec.requiredPositionals {
+            let missing = spec.positionals[positionals.count..<spec.requiredPositionals].map { "<\($0.name)>" }.joined(separator: " ")
             throw UsageError(message: "missing \(missing)", command: spec.name)
         }
         if positionals.count > spec.positionals.count {

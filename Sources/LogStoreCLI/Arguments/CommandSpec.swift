@@ -24,17 +24,22 @@ struct CommandSpec: Sendable {
         self.discussion = discussion
     }
 
-    /// A required positional argument.
+    /// A positional argument: required, unless an option can stand for it (the last ones only).
     struct Positional: Sendable {
         /// The placeholder shown in usage (`store`).
         var name: String
         var help: String
+        /// May be left out (`task <store> --latest` names no id); usage shows it in brackets.
+        var isOptional = false
     }
+
+    /// How many positionals must be given.
+    var requiredPositionals: Int { positionals.filter { !$0.isOptional }.count }
 
     /// The usage line: `logstore messages <store> [options]`.
     var usage: String {
         var parts = ["logstore", name]
-        parts += positionals.map { "<\($0.name)>" }
+        parts += positionals.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
         if !options.isEmpty { parts.append("[options]") }
         return parts.joined(separator: " ")
     }

@@ -39,5 +39,18 @@ struct WindowFilters {
         if let until = arguments.value(options.until) {
             self.until = try ValueParsers.date(until, option: options.until.name, now: now, timeZone: timeZone)
         }
+        try Self.checkRange(since: since, until: until, arguments: arguments, options.since, options.until)
+    }
+
+    /// Refuses a window that holds no time (`--since 1h --until 2h`: the start after the end),
+    /// which would otherwise answer "nothing matches" as if the store had nothing there.
+    static func checkRange(
+        since: Date?, until: Date?, arguments: ParsedArguments, _ sinceOption: ValueOption, _ untilOption: ValueOption
+    ) throws(UsageError) {
+        guard let since, let until, since >= until else { return }
+        let given = { (option: ValueOption) in arguments.value(option).map { "--\(option.name) \($0)" } ?? "--\(option.name)" }
+        throw UsageError(
+            message: "empty time range: \(given(sinceOption)) is not before \(given(untilOption)) "
+                + "(--since is where the range starts, the older time; --until where it ends)")
     }
 }

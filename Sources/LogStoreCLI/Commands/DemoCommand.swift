@@ -11,9 +11,11 @@ enum DemoCommand: Command {
         options: [count, tasks, sessions, seed, append],
         discussion: """
             The messages come from ~20 components of a fictional web shop (http, db, auth, cache,
-            queue, payments, ...), mostly debug and info, with warnings, bursts of errors during
-            incidents, metadata (request and user ids, nested values) and times spread over the
-            last 3 hours.
+            queue, payments, ...), mostly debug and info, with warnings, short bursts of errors,
+            metadata (request and user ids, nested values) and times spread over the last 3
+            hours, each session holding what it logged. About halfway through, an outage worth
+            finding: for five minutes the database is gone, errors pour in and network calls
+            fail ('logstore summary' shows when, 'logstore messages --level error' what).
 
             The network tasks are the shop's calls to its services and to third parties (catalog,
             search, payments, identity, CDN images, CSV and JSON exports, uploads), on the same
@@ -176,10 +178,13 @@ enum DemoCommand: Command {
         return [style.bold("Demo store written.")] + Format.fields(rows) + note + [
             "", "Try next:",
             "  logstore info \(quoted)",
+            "  logstore summary \(quoted)",
+            "  logstore messages \(quoted) --level error --limit 20",
             "  logstore messages \(quoted) --level warning --limit 20",
             "  logstore sessions \(quoted)",
         ] + (tally.tasks == 0 ? [] : [
             "  logstore tasks \(quoted) --status 5xx --limit 20",
+            "  logstore task \(quoted) --latest --errors",
             "  logstore task \(quoted) \(tally.credentialedTaskID?.uuidString ?? "<task-id>")",
             tally.imageTaskID.map { "  logstore task \(quoted) \($0.uuidString)" },
             "  logstore blobs \(quoted) --limit 10",

@@ -8,13 +8,14 @@ enum ExportCommand: Command {
         name: "export",
         summary: "Export messages and network tasks to an archive, text, NDJSON, HTML or HAR file.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [output, format, session, since, until, level, label, grep, noTasks, noMessages, details],
+        options: [output, force, format, session, since, until, level, label, grep, noTasks, noMessages, details],
         discussion: """
             The format follows the extension: .lsarchive archive, .log or .txt text, .ndjson or
             .jsonl NDJSON, .html HTML, .har HAR; any other is an archive unless --format says.
             --level, --label and --grep select messages; --session, --since and --until select
-            messages and tasks. Nothing is overwritten: the file is written beside its name and
-            put in place when complete.
+            messages and tasks. The file is written beside its name and put in place only when
+            complete. An existing file is left alone unless --force, which swaps the new file in
+            for it in one step (rename): never half a file, and the old one stays if the export fails.
             Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
             2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
 
@@ -22,9 +23,11 @@ enum ExportCommand: Command {
               logstore export app.logstore -o incident.lsarchive --since 2h
               logstore export app.logstore -o errors.log --level error --details
               logstore export app.logstore -o api.har --no-messages
+              logstore export app.logstore -o incident.html --since 1h --force
             """)
 
-    static let output = ValueOption("output", "file", "The file to write (required); it must not exist.", short: "o")
+    static let output = ValueOption("output", "file", "The file to write (required); it must not exist, unless --force.", short: "o")
+    static let force = FlagOption("force", "Replace the output file if it exists (atomically, once the new one is complete).")
     static let format = ValueOption("format", "format", "archive, text, ndjson, html or har (default: from the file's extension).")
     static let session = RepeatableOption("session", "id", "Only this session (see 'logstore sessions'); repeat for several.")
     static let since = ValueOption("since", "time", "Only messages and tasks at or after this time.")
@@ -45,6 +48,7 @@ enum ExportCommand: Command {
         let format = try format(arguments, url: url)
         let options = try options(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
         try checkDirectory(of: url)
+        try checkTarget(url, path: path, replacing: options.replacesExistingFile)
         let bar = console.environment.progressOutput.map { ProgressBar(output: $0) }
         let unit = format == .archive ? "bytes" : "rows"
         var callback: (@Sendable (ExportProgress) -> Void)?
@@ -54,6 +58,10 @@ enum ExportCommand: Command {
             report = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { store in
                 try await store.export(to: url, format: format, options: options, progress: callback)
             }
+        } catch let error as LogStoreError where error.kind == .fileAlreadyExists && error.url?.path == url.standardizedFileURL.path {
+            // Taken while the export ran (the check above passed).
+            bar?.finish()
+            throw alreadyExists(path)
         } catch {
             bar?.finish()
             throw error
@@ -76,6 +84,21 @@ enum ExportCommand: Command {
         }
     }
 
+    /// Fails before any work when the output is taken: by a directory (never replaced), or by a
+    /// file without `--force`. The library checks again (and at the end); this says what to do.
+    static func checkTarget(_ output: URL, path: String, replacing: Bool) throws(CommandFailure) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) else { return }
+        if isDirectory.boolValue {
+            throw CommandFailure(description: "\(Format.escaped(path)) is a directory: give -o a file name")
+        }
+        if !replacing { throw alreadyExists(path) }
+    }
+
+    static func alreadyExists(_ path: String) -> CommandFailure {
+        CommandFailure(description: "\(Format.escaped(path)) already exists: pass --force to replace it, or choose another -o")
+    }
+
     /// `--format`, else the extension's format, else an archive.
     static func format(_ arguments: ParsedArguments, url: URL) throws(UsageError) -> ExportFormat {
         if let name = arguments.value(Self.format) {
@@ -96,7 +119,7 @@ enum ExportCommand: Command {
 
     /// The filters as ``ExportOptions``.
     static func options(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> ExportOptions {
-        var options = ExportOptions(includesTaskDetails: arguments.flag(details))
+        var options = ExportOptions(includesTaskDetails: arguments.flag(details), replacesExistingFile: arguments.flag(force))
         for text in arguments.all(session) {
             options.sessions.append(try ValueParsers.uuid(text, option: session.name))
         }
@@ -106,6 +129,7 @@ enum ExportCommand: Command {
         if let text = arguments.value(until) {
             options.until = try ValueParsers.date(text, option: until.name, now: now, timeZone: timeZone)
         }
+        try WindowFilters.checkRange(since: options.since, until: options.until, arguments: arguments, since, until)
         var messages = MessageQuery(labels: arguments.all(label))
         if let text = arguments.value(level) {
             messages.levels = try ValueParsers.levels(text)

@@ -8,7 +8,7 @@ enum MessagesCommand: Command {
         name: "messages",
         summary: "List and search messages by level, label, text, metadata, session and time, one page at a time.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [level] + window.all + paging.all + searchOptions + [reverse, rank, afterCursor, showCursor, json],
+        options: [level] + window.all + paging.all + searchOptions + [reverse, rank, afterCursor, showCursor, expand, json],
         discussion: """
             Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
             2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
@@ -18,6 +18,9 @@ enum MessagesCommand: Command {
             --meta key=value matches a metadata value; --meta key, a key that exists; a dotted
             key (http.status=500) is a path into nested metadata, and a key in double quotes is
             one key, dots included: --meta '"error.message"=timeout' (swift-log's flat keys).
+            Each message is one line (a line break shows as \\n) unless --expand.
+            With --json, the hint for the next page goes to standard error, and only when
+            standard output is a terminal; a script continues with --cursor m<id> of its last line.
 
             Examples:
               logstore messages app.logstore --level warning --since 2h
@@ -33,6 +36,9 @@ enum MessagesCommand: Command {
         "after-cursor", "cursor", "Only messages logged after this cursor (see --show-cursor), oldest first.")
     static let showCursor = FlagOption("show-cursor", "End with the cursor of the newest message shown, for a later --after-cursor.")
     static let json = FlagOption("json", "Print NDJSON: one JSON object per message.")
+    /// Shared with `tail`.
+    static let expand = FlagOption(
+        "expand", "Print each line of a multi-line message (a stack trace) beneath the first, indented (default: one line, breaks as \\n).")
 
     static let defaultLimit = 100
 
@@ -52,7 +58,8 @@ enum MessagesCommand: Command {
 
         if arguments.flag(json) {
             for message in messages { console.line(try JSONOutput.line(MessageRecord(message: message))) }
-            if let next {
+            // For the person at the terminal; a pipeline reads data only (as `tasks --json`).
+            if let next, console.environment.outputIsTerminal {
                 console.errorLine("logstore: more messages: continue with --cursor \(next)")
             }
             if let newest { console.errorLine("logstore: cursor: \(newest)") }
@@ -64,7 +71,8 @@ enum MessagesCommand: Command {
         let labelWidth = min(16, messages.map(MessageFormat.labelColumns).max() ?? 0)
         for message in messages {
             console.line(MessageFormat.line(
-                message, labelWidth: labelWidth, style: console.style, matches: page.matches[message.id] ?? []))
+                message, labelWidth: labelWidth, style: console.style, matches: page.matches[message.id] ?? [],
+                expands: arguments.flag(expand)))
         }
         if let next {
             console.line(console.style.dim("-- more: \(continuation(arguments.raw, cursor: next))"))

@@ -28,7 +28,7 @@ enum OpenCommand: Command {
         // Nothing there is "not found" (66), as for the other commands; a directory is the
         // wrong kind of thing (1).
         guard FileManager.default.fileExists(atPath: path) else {
-            throw CommandFailure(description: Failure.noStore(path), status: ExitStatus.notFound)
+            throw CommandFailure(description: Failure.noStore(path, isArchive: true), status: ExitStatus.notFound)
         }
         guard StoreAccess.isArchive(path) else {
             throw CommandFailure(
@@ -42,6 +42,9 @@ enum OpenCommand: Command {
             console.line(try JSONOutput.pretty(info))
             return
         }
+        // Opening it checked all of it: a damaged file would have failed above.
+        console.line(console.style.green("The archive checked out: its structure, info record, every chunk's checksum and its database schema are sound."))
+        console.line()
         for line in lines(info, path: URL(fileURLWithPath: path).path, style: console.style) { console.line(line) }
     }
 

@@ -42,9 +42,6 @@ enum SummaryCommand: Command {
     /// The query and bucket count the arguments ask for.
     static func request(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> (MessageQuery, Int) {
         let filters = try WindowFilters(arguments, MessagesCommand.window, now: now, timeZone: timeZone)
-        if let since = filters.since, let until = filters.until, until < since {
-            throw UsageError(message: "--until must not be before --since", command: spec.name)
-        }
         var query = MessageQuery(
             labels: filters.labels, sessions: filters.sessions, since: filters.since, until: filters.until)
         try MessagesCommand.readLevel(arguments, into: &query)

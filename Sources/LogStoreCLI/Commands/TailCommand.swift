@@ -11,10 +11,13 @@ enum TailCommand: Command {
         summary: "Follow a store: print the newest messages, then each new one as it is logged.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
         // The filters are those of `messages`: whatever filter it gains, `tail` has too.
-        options: [lines, follow, afterCursor, showCursor] + MessagesCommand.filterOptions + [json],
+        options: [lines, follow, afterCursor, showCursor] + MessagesCommand.filterOptions + [MessagesCommand.expand, json],
         discussion: """
             Takes the same filters as 'logstore messages'. Ends with status 0 on Ctrl-C (SIGINT) or
             SIGTERM. When the sweep removes messages before they are shown, a line says which.
+            The label column keeps one width from the first line on: that of the longest label
+            the store knows when the tail starts (of those --label names, if given), at most
+            \(maximumLabelWidth) columns; a longer label is cut with ….
 
             Examples:
               logstore tail app.logstore
@@ -24,6 +27,8 @@ enum TailCommand: Command {
             """)
 
     static let defaultLines = 10
+    /// The widest the label column gets, as on a page of `messages`.
+    static let maximumLabelWidth = 16
 
     static let lines = ValueOption(
         "lines", "n", "Start with the newest n messages that match (default \(defaultLines); 0: only new ones).", short: "n")
@@ -48,6 +53,10 @@ enum TailCommand: Command {
 
         try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { store in
             let gaps = GapLog()
+            // Fixed before the first line: a column that widened as labels arrive would leave
+            // the lines above it misaligned.
+            let labelWidth = labelColumnWidth(query.labels.isEmpty ? try await store.labels() : query.labels)
+            let expands = arguments.flag(MessagesCommand.expand)
             let tail = try await store.tail(query, from: start) { gaps.append($0) }
             // SIGINT or SIGTERM closes the store, which ends the tail's sequence normally: the
             // loop then prints the cursor and the command exits with status 0.
@@ -67,15 +76,13 @@ enum TailCommand: Command {
                 closer.cancel()
                 stop.cancel()
             }
-            var labelWidth = 0
             for try await message in tail {
                 for gap in gaps.take() { console.errorLine("logstore: \(gap)") }
                 if json {
                     console.line(try JSONOutput.line(MessageRecord(message: message)))
                 } else {
-                    // The widest label so far, as the page of `messages` aligns its column.
-                    labelWidth = min(16, max(labelWidth, MessageFormat.labelColumns(message)))
-                    console.line(MessageFormat.line(message, labelWidth: labelWidth, style: console.style))
+                    console.line(MessageFormat.line(
+                        message, labelWidth: labelWidth, style: console.style, clipsLabel: true, expands: expands))
                 }
                 // Each line as it comes: someone is watching.
                 console.flush()
@@ -90,6 +97,13 @@ enum TailCommand: Command {
                 console.line(console.style.dim("-- cursor: \(lastCursor)"))
             }
         }
+    }
+
+    /// The label column's width for these labels: the widest, at most ``maximumLabelWidth``;
+    /// with none known yet, the most.
+    static func labelColumnWidth(_ labels: [String]) -> Int {
+        guard !labels.isEmpty else { return maximumLabelWidth }
+        return min(maximumLabelWidth, labels.map { DisplayWidth.of(Format.escaped($0)) }.max() ?? 0)
     }
 
     static func start(_ arguments: ParsedArguments) throws(UsageError) -> TailStart {

@@ -8,9 +8,10 @@ enum TaskCommand: Command {
         summary: "Show one network task: headers, bodies, timings, error and metadata.",
         positionals: [
             .init(name: "store", help: "The store directory, or an archive (.lsarchive) file."),
-            .init(name: "task-id", help: "The task's id (the last column of 'logstore tasks')."),
+            .init(name: "task-id", help: "The task's id (the last column of 'logstore tasks'); leave it out with --latest.",
+                  isOptional: true),
         ],
-        options: [full, json],
+        options: [latest, full, json] + TasksCommand.filterOptions,
         discussion: """
             Bodies are pretty-printed when they are JSON, shown as text when they are UTF-8, and
             summarised by size otherwise. Secrets appear as the store keeps them: redacted
@@ -18,16 +19,22 @@ enum TaskCommand: Command {
             DNS lookup, connect, TLS handshake, sending the request, waiting for the server and
             receiving the response, in milliseconds on a common time axis.
 
+            --latest shows the newest task that 'logstore tasks' would list with the same filters
+            (--errors, --status, --host, --label, --since, ...): the filters pick, --latest
+            takes the first. Without --latest the filters are refused: an id names one task.
+
             The --json output names the bodies by key (as 'logstore blobs' lists them); the
             library reads one with LogStore.blobData(forKey:). States, types and fetch types
             are written by name.
 
             Examples:
               logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF
-              logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF --full
               logstore task app.logstore 6F9619FF-8B86-D011-B42D-00C04FC964FF --json | jq .summary.state
+              logstore task app.logstore --latest --errors
+              logstore task app.logstore --latest --status 5xx --host api.example.com --since 1h
             """)
 
+    static let latest = FlagOption("latest", "Show the newest task that matches the filters below, instead of one named by id.")
     static let full = FlagOption("full", "Print whole bodies (default: the first \(defaultBodyLines) lines of each).")
     static let json = FlagOption("json", "Print NetworkTaskDetails as JSON (pretty, sorted keys, ISO 8601 dates; bodies by key).")
 
@@ -35,7 +42,7 @@ enum TaskCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
         let path = arguments.positionals[0]
-        let id = try ValueParsers.taskID(arguments.positionals[1])
+        let id = try await taskID(arguments, console: console)
         let lineLimit = arguments.flag(full) ? nil : defaultBodyLines
         let loaded = try await StoreAccess.withReadonlyStore(path) { store -> (NetworkTaskDetails, Data?, Data?)? in
             guard let details = try await store.task(id: id) else { return nil }
@@ -56,6 +63,33 @@ enum TaskCommand: Command {
         for line in lines(details, requestBody: requestBody, responseBody: responseBody, lineLimit: lineLimit, style: console.style) {
             console.line(line)
         }
+    }
+
+    /// The id named, or with `--latest` the newest task the filters match.
+    static func taskID(_ arguments: ParsedArguments, console: Console) async throws -> UUID {
+        let path = arguments.positionals[0]
+        let named = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
+        // The filters given, in the order `--help` lists them.
+        let filters = TasksCommand.filterOptions.map(\.name).filter { arguments.flags.contains($0) || arguments.values[$0] != nil }
+        guard arguments.flag(latest) else {
+            guard let named else { throw UsageError(message: "missing <task-id>: give a task's id, or --latest with filters") }
+            if let first = filters.first {
+                throw UsageError(message: "--\(first) filters tasks for --latest: give it with --latest, or leave it out with an id")
+            }
+            return try ValueParsers.taskID(named)
+        }
+        if let named { throw UsageError(message: "--latest picks the task: give no <task-id> with it (got '\(named)')") }
+        var query = try TasksCommand.filterQuery(
+            arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
+        query.order = .newestFirst
+        query.limit = 1
+        guard let task = try await TasksCommand.tasks(query, in: path).tasks.first else {
+            throw CommandFailure(
+                description: "no task in \(Format.escaped(StoreAccess.url(path).path)) matches "
+                    + (filters.isEmpty ? "(the store has no network tasks)" : "the filters (\(filters.map { "--\($0)" }.joined(separator: ", ")))"),
+                status: ExitStatus.notFound)
+        }
+        return task.id
     }
 
     /// The whole human view of a task.

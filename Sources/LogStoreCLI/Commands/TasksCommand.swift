@@ -9,8 +9,7 @@ enum TasksCommand: Command {
         summary: "List network tasks, filtered by URL words, host, path, method, status, state, duration, content type, "
             + "label, session and time.",
         positionals: [.init(name: "store", help: "The store directory, or an archive (.lsarchive) file.")],
-        options: [grep, fts, host, path, method, status, state, errors, minDuration, maxDuration, contentType, direction]
-            + window.all + paging.all + [json],
+        options: filterOptions + paging.all + [json, ids],
         discussion: """
             A header, then one row per task: start time, direction (→ a call made, ← a request
             handled), method, status, duration, response body size, URL and the task id (for
@@ -28,11 +27,17 @@ enum TasksCommand: Command {
             Times: a time ago (90s, 15m, 2h, 3d, 1w), now, today, yesterday, or 2026-12-01,
             2026-12-01T10:00[:30] with Z or +02:00 (local time without; UTC with --utc).
 
+            A page that is not the last ends with the command that continues it. With --json or
+            --ids that hint goes to standard error, and only when standard output is a terminal:
+            piped, the output is the tasks and nothing else. A script continues a --json page with
+            --cursor t<rowID> of its last line. 'logstore task <store> --latest' shows the newest
+            task that matches these filters.
+
             Examples:
               logstore tasks app.logstore --status 5xx --since 1h
               logstore tasks app.logstore --host api.example.com --method POST --state failure --json
               logstore tasks app.logstore --grep orders --path /api/v1/ --min-duration 250ms --errors
-              logstore tasks app.logstore --direction inbound --status 5xx
+              logstore tasks app.logstore --errors --ids --limit 5 | xargs -n1 logstore task app.logstore
             """)
 
     static let grep = ValueOption("grep", "text", "Only tasks whose URL has these words (all of them, as typed; no operators).")
@@ -54,22 +59,27 @@ enum TasksCommand: Command {
         timed: "tasks started", labelHelp: "Only tasks whose technical message has this label; repeat for several.")
     static let paging = Paging.Options(items: "tasks", defaultLimit: defaultLimit)
     static let json = FlagOption("json", "Print NDJSON: one NetworkTaskSummary object per task.")
+    static let ids = FlagOption("ids", "Print only the task ids, one per line (for 'logstore task' and scripts).")
+    /// The filters, which `task --latest` takes too: whatever filter `tasks` gains, it has.
+    static let filterOptions: [any CommandOption] =
+        [grep, fts, host, path, method, status, state, errors, minDuration, maxDuration, contentType, direction] + window.all
 
     static let defaultLimit = 100
 
     static func run(_ arguments: ParsedArguments, console: inout Console) async throws {
-        let query = try query(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
-        let page: TaskPage
-        do {
-            page = try await StoreAccess.withReadonlyStore(arguments.positionals[0]) { try await $0.tasks(query) }
-        } catch let error as LogStoreError where error.kind == .invalidArgument && query.urlText?.syntax == .fts5 {
-            // FTS5 refused the query the user typed: a usage error, not a failing store.
-            throw UsageError(message: "--fts: \(error.reason ?? error.description)")
+        if arguments.flag(json) && arguments.flag(ids) {
+            throw UsageError(message: "--json and --ids are two output formats: choose one")
         }
+        let query = try query(arguments, now: console.environment.currentDate, timeZone: console.environment.timeZone)
+        let page = try await tasks(query, in: arguments.positionals[0])
 
-        if arguments.flag(json) {
-            for task in page.tasks { console.line(try TaskRecord.line(task)) }
-            if let next = page.nextCursor {
+        if arguments.flag(json) || arguments.flag(ids) {
+            for task in page.tasks {
+                console.line(arguments.flag(ids) ? task.id.uuidString : try TaskRecord.line(task))
+            }
+            // For the person at the terminal; a pipeline reads data only (a script pages with
+            // the last line's rowID, or takes --limit it needs).
+            if let next = page.nextCursor, console.environment.outputIsTerminal {
                 console.errorLine("logstore: more tasks: continue with --cursor \(next)")
             }
             return
@@ -86,14 +96,31 @@ enum TasksCommand: Command {
         }
     }
 
+    /// One page of `query` from the store or archive at `path`; an FTS5 query SQLite refuses is
+    /// a usage error.
+    static func tasks(_ query: TaskQuery, in path: String) async throws -> TaskPage {
+        do {
+            return try await StoreAccess.withReadonlyStore(path) { try await $0.tasks(query) }
+        } catch let error as LogStoreError where error.kind == .invalidArgument && query.urlText?.syntax == .fts5 {
+            // FTS5 refused the query the user typed: a usage error, not a failing store.
+            throw UsageError(message: "--fts: \(error.reason ?? error.description)")
+        }
+    }
+
     /// The filters and page as a ``TaskQuery``.
     static func query(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> TaskQuery {
-        let window = try WindowFilters(arguments, Self.window, now: now, timeZone: timeZone)
         let page = try Paging(arguments, paging)
-        var query = TaskQuery(
-            labels: window.labels, sessions: window.sessions, since: window.since, until: window.until,
-            order: page.isOldestFirst ? .oldestFirst : .newestFirst, limit: page.limit,
-            cursor: try page.cursor(TaskQuery.Cursor.self, example: "t1234"))
+        var query = try filterQuery(arguments, now: now, timeZone: timeZone)
+        query.order = page.isOldestFirst ? .oldestFirst : .newestFirst
+        query.limit = page.limit
+        query.cursor = try page.cursor(TaskQuery.Cursor.self, example: "t1234")
+        return query
+    }
+
+    /// The filters of ``filterOptions`` as a ``TaskQuery`` (newest first, default page).
+    static func filterQuery(_ arguments: ParsedArguments, now: Date, timeZone: TimeZone = CommandEnvironment.utc) throws(UsageError) -> TaskQuery {
+        let window = try WindowFilters(arguments, Self.window, now: now, timeZone: timeZone)
+        var query = TaskQuery(labels: window.labels, sessions: window.sessions, since: window.since, until: window.until)
         query.hosts = arguments.all(host)
         for text in arguments.all(method) {
             query.methods.append(try ValueParsers.method(text))

@@ -37,12 +37,14 @@ enum SummaryFormat {
         lines += ["", style.bold("Busiest labels") + (summary.labels.count > busiest.count
             ? style.dim(" (\(busiest.count) of \(summary.labels.count))") : "")]
         let labelWidth = min(24, busiest.map { DisplayWidth.of(Format.escaped($0.label)) }.max() ?? 0)
-        for label in busiest {
+        let shares = busiest.map { Format.decimal(Double($0.count) / Double(summary.total) * 100, places: 1) }
+        // Right-aligned like the counts, so the decimal points line up ("9.8 %" under "42.1 %").
+        let shareWidth = shares.map(\.count).max() ?? 0
+        for (label, share) in zip(busiest, shares) {
             let name = Format.escaped(label.label)
             let padded = DisplayWidth.padded(name, to: labelWidth)
-            let share = Format.decimal(Double(label.count) / Double(summary.total) * 100, places: 1)
             lines.append("  " + style.cyan(padded) + "  " + rightAligned(Format.count(label.count), countWidth)
-                + style.dim("  \(share) %"))
+                + style.dim("  \(rightAligned(share, shareWidth)) %"))
         }
 
         guard !summary.histogram.isEmpty else { return lines }
