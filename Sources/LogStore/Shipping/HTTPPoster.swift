@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Posts request bodies for the shipper's destinations, one at a time, over a session of its
+/// Posts request bodies for the shipper's destinations: `http` over connections of its own
+/// (``PlainHTTPConnection``, kept alive between requests), `https` over a `URLSession` of its
 /// own (no cookies, no cache, nothing on disk).
 final class HTTPPoster: Sendable {
     /// A response: its status, header fields (names in lower case) and body.
@@ -22,8 +24,12 @@ final class HTTPPoster: Sendable {
     }
 
     private let session: URLSession
+    private let timeout: Duration
+    /// Connections that answered and may take another request, by `host:port`.
+    private let idle = Mutex<[String: [PlainHTTPConnection]]>([:])
 
     init(timeout: Duration) {
+        self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout.seconds
         configuration.timeoutIntervalForResource = timeout.seconds
@@ -37,6 +43,9 @@ final class HTTPPoster: Sendable {
 
     /// Posts `body` to `url`; a transport failure (refused, reset, timed out) throws.
     func post(_ url: URL, body: Data, headers: [String: String]) async throws -> Answer {
+        if url.scheme?.lowercased() == "http", let host = url.host, !host.isEmpty {
+            return try await postPlain(host: host, port: url.port ?? 80, target: Self.target(of: url), body: body, headers: headers)
+        }
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -49,6 +58,48 @@ final class HTTPPoster: Sendable {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
         }
         return Answer(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// The request target of `url`: its path (at least `/`) and query, as they are encoded.
+    private static func target(of url: URL) -> String {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? ""
+        let query = components?.percentEncodedQuery.map { "?" + $0 } ?? ""
+        return (path.isEmpty ? "/" : path) + query
+    }
+
+    /// One request on a thread of its own (the socket calls block), over a kept connection when
+    /// there is one; a kept connection the server closed meanwhile gets the request again on a
+    /// new one.
+    private func postPlain(host: String, port: Int, target: String, body: Data, headers: [String: String]) async throws -> Answer {
+        let key = "\(host):\(port)"
+        let timeout = timeout
+        let handover = ThreadHandover()
+        let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
+            let thread = Thread { [self] in
+                let result = Result { () throws -> Answer in
+                    while let kept = idle.withLock({ $0[key]?.popLast() }) {
+                        do {
+                            let answer = try kept.post(target, body: body, headers: headers)
+                            if kept.isReusable { idle.withLock { $0[key, default: []].append(kept) } }
+                            return answer
+                        } catch let failure as PlainHTTPConnection.Failure where failure.beforeAnswer {
+                            continue
+                        }
+                    }
+                    let connection = try PlainHTTPConnection(host: host, port: port, timeout: timeout)
+                    let answer = try connection.post(target, body: body, headers: headers)
+                    if connection.isReusable { idle.withLock { $0[key, default: []].append(connection) } }
+                    return answer
+                }
+                handover.publish()
+                continuation.resume(with: result)
+            }
+            thread.name = "logstore-shipper-http"
+            thread.start()
+        }
+        handover.receive()
+        return answer
     }
 }
 
