@@ -369,26 +369,38 @@
       part.appendChild(isJSON && isShallow(parsed, JSON_DEPTH_LIMIT) ? prettyJSON(parsed) : el('pre', 'code', text));
     }
   }
+  // As `logstore task` writes them: one decimal under 100 ms, whole milliseconds above.
+  function milliseconds(value) {
+    return value < 100 ? value.toFixed(1) + ' ms' : count(Math.round(value)) + ' ms';
+  }
+  // Each phase is [name, start ms, end ms or null (began, never finished), note]: the export
+  // computes them as the CLI does, so a request that got no response shows its waiting phase
+  // up to the task's end, with the note "no response".
   function waterfall(parent, transactions) {
     if (!transactions || !transactions.length) return;
     var part = section(parent, 'Timings');
     var start = Infinity, end = -Infinity;
-    transactions.forEach(function (t) { t.ph.forEach(function (p) { start = Math.min(start, p[1]); end = Math.max(end, p[2]); }); });
+    transactions.forEach(function (t) {
+      t.ph.forEach(function (p) { start = Math.min(start, p[1]); end = Math.max(end, p[2] === null ? p[1] : p[2]); });
+    });
     var span = Math.max(end - start, 0.001);
     transactions.forEach(function (t, number) {
       var head = el('div', 'tx-head', '#' + (number + 1) + ' ' + (t.m || '') + ' ' + (t.u || '') + (t.sc ? ' → ' + t.sc : '') + ' · ' + t.ft);
       part.appendChild(head);
       var bars = el('div', 'bars');
       t.ph.forEach(function (p) {
-        var line = el('div', 'bar-line');
+        var open = p[2] === null, note = p[3] || '';
+        var line = el('div', 'bar-line' + (note ? ' no-response' : '') + (open ? ' unfinished' : ''));
+        line.setAttribute('data-phase', String(p[0]));
         line.appendChild(el('span', 'bar-name', p[0]));
         var track = el('span', 'bar-track');
         var bar = el('span', 'bar ph-' + String(p[0]).toLowerCase());
+        var finish = open ? end : p[2];
         bar.style.left = ((p[1] - start) / span * 100) + '%';
-        bar.style.width = Math.max((p[2] - p[1]) / span * 100, 0.4) + '%';
+        bar.style.width = Math.max((finish - p[1]) / span * 100, 0.4) + '%';
         track.appendChild(bar);
         line.appendChild(track);
-        line.appendChild(el('span', 'bar-ms', (p[2] - p[1]).toFixed(1) + ' ms'));
+        line.appendChild(el('span', 'bar-ms', open ? 'never finished' : milliseconds(p[2] - p[1]) + (note ? ', ' + note : '')));
         bars.appendChild(line);
       });
       part.appendChild(bars);
