@@ -45,7 +45,9 @@ struct HTMLExportBrowserTests {
             _ = try await store.export(to: target, format: .html)
             let task = try #require(try await store.tasks(TaskQuery(methods: ["POST"])).tasks.first)
 
-            let pages = try await load(target, fragments: ["", "level=error&q=NEEDLE", "task=\(task.id.uuidString.lowercased())"],
+            // Oldest first, so the hostile messages (the first logged) are in view; errors only
+            // (`error` alone is error and above).
+            let pages = try await load(target, fragments: ["order=oldest", "level=error...error&q=NEEDLE", "task=\(task.id.uuidString.lowercased())"],
                                        in: directory)
             let ready = pages.map { $0.contains(#"data-ready="true""#) }
             let shown = pages.map { rendered($0) }

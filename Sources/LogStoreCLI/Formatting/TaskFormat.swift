@@ -200,21 +200,13 @@ enum TaskFormat {
                 if let code = transaction.response?.statusCode { head = status(code) + "  " + head }
                 lines.append("  " + head)
             }
-            let waitingEnd = transaction.responseStart ?? (transaction.requestEnd != nil && transaction.response == nil ? taskEnd : nil)
-            let phases: [(String, Date?, Date?)] = [
-                ("DNS", transaction.domainLookupStart, transaction.domainLookupEnd),
-                ("Connect", transaction.connectStart, transaction.secureConnectionStart ?? transaction.connectEnd),
-                ("TLS", transaction.secureConnectionStart, transaction.secureConnectionEnd),
-                ("Request", transaction.requestStart, transaction.requestEnd),
-                ("Waiting", transaction.requestEnd, waitingEnd),
-                ("Response", transaction.responseStart, transaction.responseEnd),
-            ]
-            for (name, start, finish) in phases {
-                guard let start else { continue }
-                guard let finish, finish >= start else {
+            for phase in transaction.phases(taskEnd: taskEnd) {
+                let name = phase.kind.name
+                guard let finish = phase.end else {
                     lines.append("  " + pad(name, 9) + style.red("started, never finished"))
                     continue
                 }
+                let start = phase.start
                 let from = Int((start.timeIntervalSince(origin) / total * Double(width)).rounded(.down))
                 let to = max(from + 1, Int((finish.timeIntervalSince(origin) / total * Double(width)).rounded(.up)))
                 let clampedFrom = min(max(0, from), width - 1)
@@ -222,7 +214,7 @@ enum TaskFormat {
                 let bar = String(repeating: " ", count: clampedFrom) + String(repeating: "█", count: clampedTo - clampedFrom)
                     + String(repeating: " ", count: width - clampedTo)
                 var label = padLeft(milliseconds(finish.timeIntervalSince(start)), 11)
-                if name == "Waiting", transaction.responseStart == nil { label += "  no response" }
+                if phase.endsWithoutResponse { label += "  no response" }
                 lines.append("  " + pad(name, 9) + style.cyan(bar) + label)
             }
             if let interval = transaction.interval {

@@ -15,7 +15,7 @@ enum HTMLPageMarkup {
     <input id="q" type="search" placeholder="Filter text (press /)" autocomplete="off" spellcheck="false" aria-label="Filter text">
     <select id="label" aria-label="Label"><option value="">All labels</option></select>
     <select id="session" aria-label="Session"><option value="">All sessions</option></select>
-    <button type="button" id="order" class="ghost">Oldest first</button>
+    <button type="button" id="order" class="ghost">Sorted: newest first ⇅</button>
     <button type="button" id="reset" class="ghost">Reset</button>
     </div>
     <div class="frow">

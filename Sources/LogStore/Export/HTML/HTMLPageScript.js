@@ -91,8 +91,11 @@
     return 'good';
   }
 
-  // State, mirrored in the URL fragment so a filtered view is a link.
-  var state = { view: 'messages', levels: [], label: '', session: '', q: '', order: 'oldest', failed: false, task: '', message: '' };
+  // State, mirrored in the URL fragment so a filtered view is a link. `levels` is the range of
+  // levels shown, [lowest, highest] as indexes into LEVELS, or null for all of them; `order` is
+  // 'newest' (the default, as `logstore messages` lists them) or 'oldest'.
+  var state = { view: 'messages', levels: null, label: '', session: '', q: '', order: 'newest', failed: false, task: '', message: '' };
+  var TOP = LEVELS.length - 1;
 
   function readFragment() {
     var params = new URLSearchParams(location.hash.replace(/^#/, ''));
@@ -101,33 +104,51 @@
     state.label = params.get('label') || '';
     state.session = params.get('session') || '';
     state.q = params.get('q') || '';
-    state.order = params.get('order') === 'newest' ? 'newest' : 'oldest';
+    state.order = params.get('order') === 'oldest' ? 'oldest' : 'newest';
     state.failed = params.get('failed') === '1';
     state.task = (params.get('task') || '').toLowerCase();  // ids print in upper case elsewhere
     state.message = params.get('message') || '';
     if (state.task) state.view = 'tasks';
   }
-  function parseLevels(text) {
-    var chosen = [];
-    text.split(',').forEach(function (part) {
-      var name = part.trim().toLowerCase();
-      var orAbove = name.slice(-1) === '+';
-      if (orAbove) name = name.slice(0, -1);
-      if (name === 'warn') name = 'warning';
-      var level = LEVELS.indexOf(name);
-      if (level < 0) return;
-      for (var l = level; l <= (orAbove ? LEVELS.length - 1 : level); l++) if (chosen.indexOf(l) < 0) chosen.push(l);
-    });
-    return chosen.sort();
+  // `level=` means what the CLI's --level means: `warning` is warning and above, `info...error`
+  // a range. `warning+` is the same as `warning` (the form the docs first printed): in a fragment
+  // read as a query, a bare `+` arrives as a space (`%2B` as a `+`), so both are dropped. A list
+  // (`warning,error`, as earlier versions of this page wrote) shows from its lowest level up.
+  // Anything unreadable filters nothing.
+  function levelIndex(name) {
+    name = name.trim().toLowerCase().replace(/[+\s]+$/, '');
+    if (name === 'warn') name = 'warning';
+    return LEVELS.indexOf(name);
   }
+  function parseLevels(text) {
+    text = text.trim();
+    if (!text) return null;
+    var range = text.split('...');
+    if (range.length === 2) {
+      var low = levelIndex(range[0]), high = levelIndex(range[1]);
+      return low >= 0 && high >= low ? [low, high] : null;
+    }
+    var lowest = -1;
+    text.split(',').forEach(function (part) {
+      var level = levelIndex(part);
+      if (level >= 0 && (lowest < 0 || level < lowest)) lowest = level;
+    });
+    return lowest >= 0 ? [lowest, TOP] : null;
+  }
+  function levelText(range) {
+    if (!range) return '';
+    if (range[1] === TOP) return LEVELS[range[0]];
+    return LEVELS[range[0]] + '...' + LEVELS[range[1]];
+  }
+  function isAllLevels(range) { return !range || (range[0] === 0 && range[1] === TOP); }
   function writeFragment() {
     var params = new URLSearchParams();
     if (state.view !== 'messages') params.set('view', state.view);
-    if (state.levels.length) params.set('level', state.levels.map(function (l) { return LEVELS[l]; }).join(','));
+    if (!isAllLevels(state.levels)) params.set('level', levelText(state.levels));
     if (state.label) params.set('label', state.label);
     if (state.session) params.set('session', state.session);
     if (state.q) params.set('q', state.q);
-    if (state.order !== 'oldest') params.set('order', state.order);
+    if (state.order !== 'newest') params.set('order', state.order);
     if (state.failed) params.set('failed', '1');
     if (state.task) params.set('task', state.task);
     if (state.message) params.set('message', state.message);
@@ -141,11 +162,11 @@
     var query = state.q.toLowerCase();
     var label = state.label ? labels.indexOf(state.label) : null;
     var session = state.session ? sessionIndex(state.session) : null;
-    var levels = state.levels.length ? state.levels : null;
+    var levels = isAllLevels(state.levels) ? null : state.levels;
     var result = [];
     for (var i = 0; i < messages.length; i++) {
       var row = messages[i];
-      if (levels && levels.indexOf(row[2]) < 0) continue;
+      if (levels && (row[2] < levels[0] || row[2] > levels[1])) continue;
       if (label !== null && row[3] !== label) continue;
       if (session !== null && row[4] !== session) continue;
       if (query) {
@@ -369,26 +390,38 @@
       part.appendChild(isJSON && isShallow(parsed, JSON_DEPTH_LIMIT) ? prettyJSON(parsed) : el('pre', 'code', text));
     }
   }
+  // As `logstore task` writes them: one decimal under 100 ms, whole milliseconds above.
+  function milliseconds(value) {
+    return value < 100 ? value.toFixed(1) + ' ms' : count(Math.round(value)) + ' ms';
+  }
+  // Each phase is [name, start ms, end ms or null (began, never finished), note]: the export
+  // computes them as the CLI does, so a request that got no response shows its waiting phase
+  // up to the task's end, with the note "no response".
   function waterfall(parent, transactions) {
     if (!transactions || !transactions.length) return;
     var part = section(parent, 'Timings');
     var start = Infinity, end = -Infinity;
-    transactions.forEach(function (t) { t.ph.forEach(function (p) { start = Math.min(start, p[1]); end = Math.max(end, p[2]); }); });
+    transactions.forEach(function (t) {
+      t.ph.forEach(function (p) { start = Math.min(start, p[1]); end = Math.max(end, p[2] === null ? p[1] : p[2]); });
+    });
     var span = Math.max(end - start, 0.001);
     transactions.forEach(function (t, number) {
       var head = el('div', 'tx-head', '#' + (number + 1) + ' ' + (t.m || '') + ' ' + (t.u || '') + (t.sc ? ' → ' + t.sc : '') + ' · ' + t.ft);
       part.appendChild(head);
       var bars = el('div', 'bars');
       t.ph.forEach(function (p) {
-        var line = el('div', 'bar-line');
+        var open = p[2] === null, note = p[3] || '';
+        var line = el('div', 'bar-line' + (note ? ' no-response' : '') + (open ? ' unfinished' : ''));
+        line.setAttribute('data-phase', String(p[0]));
         line.appendChild(el('span', 'bar-name', p[0]));
         var track = el('span', 'bar-track');
         var bar = el('span', 'bar ph-' + String(p[0]).toLowerCase());
+        var finish = open ? end : p[2];
         bar.style.left = ((p[1] - start) / span * 100) + '%';
-        bar.style.width = Math.max((p[2] - p[1]) / span * 100, 0.4) + '%';
+        bar.style.width = Math.max((finish - p[1]) / span * 100, 0.4) + '%';
         track.appendChild(bar);
         line.appendChild(track);
-        line.appendChild(el('span', 'bar-ms', (p[2] - p[1]).toFixed(1) + ' ms'));
+        line.appendChild(el('span', 'bar-ms', open ? 'never finished' : milliseconds(p[2] - p[1]) + (note ? ', ' + note : '')));
         bars.appendChild(line);
       });
       part.appendChild(bars);
@@ -479,16 +512,13 @@
     chip.appendChild(el('span', 'dot'));
     chip.appendChild(el('span', null, name));
     chip.appendChild(el('span', 'chip-count', count(levelCounts[level])));
+    chip.setAttribute('title', 'Show ' + name + ' and above (click again: every level) · Shift-click: ' + name + ' only');
+    // A click picks the lowest level shown, as --level does; shift-click shows one level.
     chip.addEventListener('click', function (event) {
-      var at = state.levels.indexOf(level);
-      if (event.shiftKey || event.metaKey || event.ctrlKey) {
-        state.levels = LEVELS.map(function (_, l) { return l; }).filter(function (l) { return l >= level; });
-      } else if (at >= 0) {
-        state.levels.splice(at, 1);
-      } else {
-        state.levels.push(level);
-        state.levels.sort();
-      }
+      var only = event.shiftKey || event.metaKey || event.ctrlKey;
+      var next = only ? [level, level] : [level, TOP];
+      var same = state.levels && state.levels[0] === next[0] && state.levels[1] === next[1];
+      state.levels = same ? null : next;
       refresh();
     });
     chips.appendChild(chip);
@@ -510,10 +540,10 @@
   });
   $('label').addEventListener('change', function () { state.label = $('label').value; refresh(); });
   $('session').addEventListener('change', function () { state.session = $('session').value; refresh(); });
-  $('order').addEventListener('click', function () { state.order = state.order === 'oldest' ? 'newest' : 'oldest'; refresh(); });
+  $('order').addEventListener('click', function () { state.order = state.order === 'newest' ? 'oldest' : 'newest'; refresh(); });
   $('failed').addEventListener('change', function () { state.failed = $('failed').checked; refresh(); });
   $('reset').addEventListener('click', function () {
-    state.levels = []; state.label = ''; state.session = ''; state.q = ''; state.failed = false;
+    state.levels = null; state.label = ''; state.session = ''; state.q = ''; state.failed = false;
     refresh();
   });
   $('tab-messages').addEventListener('click', function () { state.view = 'messages'; refresh(); });
@@ -540,13 +570,18 @@
     $('session').value = state.session;
     if ($('session').value !== state.session) $('session').value = '';
     $('failed').checked = state.failed;
-    $('order').textContent = state.order === 'oldest' ? '↓ Oldest first' : '↑ Newest first';
+    // The button says the order in force, and its title what a click does.
+    var other = state.order === 'newest' ? 'oldest' : 'newest';
+    $('order').textContent = 'Sorted: ' + state.order + ' first \u21c5';
+    $('order').setAttribute('title', 'Sorted ' + state.order + ' first; click to sort ' + other + ' first');
+    $('order').setAttribute('aria-label', 'Sorted ' + state.order + ' first; sort ' + other + ' first');
     Array.prototype.forEach.call(chips.children, function (chip) {
-      var on = state.levels.indexOf(Number(chip.getAttribute('data-level'))) >= 0;
+      var level = Number(chip.getAttribute('data-level'));
+      var on = !isAllLevels(state.levels) && level >= state.levels[0] && level <= state.levels[1];
       chip.classList.toggle('on', on);
       chip.setAttribute('aria-pressed', on ? 'true' : 'false');
     });
-    chips.classList.toggle('some', state.levels.length > 0);
+    chips.classList.toggle('some', !isAllLevels(state.levels));
     var messagesView = state.view === 'messages';
     $('tab-messages').classList.toggle('active', messagesView);
     $('tab-tasks').classList.toggle('active', !messagesView);

@@ -73,6 +73,7 @@ enum HTMLTaskRow {
 
     private static func write(_ details: NetworkTaskDetails, source: ExportSource, to json: inout ScriptJSON) throws -> Int {
         var bodies = 0
+        let taskEnd = details.summary.duration.map { details.summary.createdAt.addingTimeInterval($0) }
         json.raw("{")
         json.key("qh")
         json.pairs(details.request?.headers ?? [:])
@@ -96,7 +97,7 @@ enum HTMLTaskRow {
         json.raw("[")
         for (index, transaction) in details.transactions.enumerated() {
             if index > 0 { json.raw(",") }
-            write(transaction, to: &json)
+            write(transaction, taskEnd: taskEnd, to: &json)
         }
         json.raw("],")
         json.key("ds")
@@ -114,9 +115,13 @@ enum HTMLTaskRow {
         return bodies
     }
 
-    /// `{"ft", "u", "m", "sc", "ph": [[phase, start ms, end ms], …], "pr", "ra", "la", "tls", "cs",
-    /// "reused", "proxy", "b": [request header, request body, response header, response body bytes]}`.
-    private static func write(_ transaction: NetworkTransactionMetrics, to json: inout ScriptJSON) {
+    /// `{"ft", "u", "m", "sc", "ph": [[phase, start ms, end ms or null, note?], …], "pr", "ra", "la",
+    /// "tls", "cs", "reused", "proxy", "b": [request header, request body, response header, response body bytes]}`.
+    ///
+    /// The phases are ``NetworkTransactionMetrics/phases(taskEnd:)``'s, the ones `logstore task`
+    /// draws (a null end: started, never finished; the note `"no response"`: waiting that ended
+    /// with the task), then `"Total"`, the transaction's ``NetworkTransactionMetrics/interval``.
+    private static func write(_ transaction: NetworkTransactionMetrics, taskEnd: Date?, to json: inout ScriptJSON) {
         json.raw("{")
         json.key("ft")
         json.string(fetchType(transaction.fetchType))
@@ -132,26 +137,20 @@ enum HTMLTaskRow {
         json.raw(",")
         json.key("ph")
         json.raw("[")
-        let phases: [(StaticString, Date?, Date?)] = [
-            ("DNS", transaction.domainLookupStart, transaction.domainLookupEnd),
-            ("Connect", transaction.connectStart, transaction.connectEnd),
-            ("TLS", transaction.secureConnectionStart, transaction.secureConnectionEnd),
-            ("Request", transaction.requestStart, transaction.requestEnd),
-            ("Waiting", transaction.requestEnd, transaction.responseStart),
-            ("Response", transaction.responseStart, transaction.responseEnd),
-            ("Total", transaction.fetchStart, transaction.responseEnd),
-        ]
+        var phases = transaction.phases(taskEnd: taskEnd).map { ($0.kind.name, $0.start, $0.end, $0.endsWithoutResponse) }
+        if let total = transaction.interval { phases.append(("Total", total.start, total.end, false)) }
         var first = true
-        for (name, start, end) in phases {
-            guard let start = preciseMilliseconds(start), let end = preciseMilliseconds(end) else { continue }
+        for (name, start, end, withoutResponse) in phases {
+            guard let start = preciseMilliseconds(start) else { continue }
             if !first { json.raw(",") }
             first = false
-            json.raw("[\"")
-            json.raw(name)
-            json.raw("\",")
+            json.raw("[")
+            json.string(name)
+            json.raw(",")
             json.number(start)
             json.raw(",")
-            json.number(end)
+            if let end = preciseMilliseconds(end) { json.number(end) } else { json.null() }
+            if withoutResponse { json.raw(#","no response""#) }
             json.raw("]")
         }
         json.raw("],")
