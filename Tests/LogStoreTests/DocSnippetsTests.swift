@@ -47,7 +47,7 @@ struct DocSnippetsTests {
             #expect(article.contains("func snippet_Article_2(store: LogStore) async throws {"))
             #expect(article.contains(#"#sourceLocation(file: "Sources/Example/Example.docc/Article.md", line: 10)"#))
             let skipped = try String(contentsOf: generated.appendingPathComponent("Skipped.swift"), encoding: .utf8)
-            #expect(skipped.contains("Sources/Example/Example.docc/Article.md:4 (block 1): a manifest"))
+            #expect(skipped.contains("Sources/Example/Example.docc/Article.md, block 1: a manifest"))
 
             try "# Example\n\n```swift\nlet a = 2\n```\n".write(to: readme, atomically: true, encoding: .utf8)
             let check = try await SpawnedProcess.run(
