@@ -157,6 +157,14 @@ let package = Package(
             // The OTLP receiver the shipping tests run (python3), not a source of the target.
             exclude: ["Support/otlp_receiver.py"]
         ),
+        // The Swift blocks of the README and the DocC articles, one file each, compiled and never
+        // run, so a renamed API breaks the build and not the reader: Scripts/snippets.py writes
+        // Generated/ from them, DocSnippetsTests checks it is current. A warning fails too.
+        .testTarget(
+            name: "SnippetTests",
+            dependencies: ["LogStore", "LogStoreConsole"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
     ]
 )
 

@@ -37,6 +37,7 @@ extension LogStore {
     ///   ``LogStoreError/fileSystem(_:operation:errno:)`` when writing fails (a full disk);
     ///   `CancellationError` when the calling task is cancelled; ``LogStoreError/closed`` after
     ///   ``close()``; ``LogStoreError/invalidArgument(_:)`` for a query the store rejects.
+    @discardableResult  // the file is what most callers want; the report, like sweep()'s, is extra
     public func export(
         to url: URL, format: ExportFormat = .archive, options: ExportOptions = ExportOptions(),
         progress: (@Sendable (ExportProgress) -> Void)? = nil
