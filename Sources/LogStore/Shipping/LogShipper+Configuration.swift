@@ -37,8 +37,10 @@ extension LogShipper {
             switch destination {
             case .clickHouse:
                 // ClickHouse makes a part of every insert and merges them in the background:
-                // few large inserts (it advises about one a second) cost it least.
-                maxRowsPerRequest = 100_000
+                // few large inserts (it advises about one a second) cost it least. Half of
+                // 100k lets a backfill's next request be made while one is in flight sooner
+                // (0.77× → 0.92× `clickhouse-client` in one benchmark run each).
+                maxRowsPerRequest = 50_000
                 maxBytesPerRequest = 32 << 20
             case .otlp:
                 // Within the request size collectors and vendors accept by default.
