@@ -159,6 +159,74 @@ struct ConsoleTests {
         }
     }
 
+    /// `level=` means what `--level` and the exported page's `#level=` mean (one parser,
+    /// `LogStore.Level.range(parsing:)`): that level and above, however the documented `+`
+    /// arrives (a bare `+` in a query is a space), or a range; `maxLevel` narrows it.
+    @Test func aLevelMeansThatLevelAndAboveHoweverThePlusArrives() async throws {
+        // 10 messages: 2 errors (the 5th and the 10th), 8 infos.
+        try await withConsole(messages: 10) { console, client, _, _ in
+            let auth = try Self.bearer(console)
+            func levels(_ query: String) async throws -> [String] {
+                let response = try await client.get("/api/messages?\(query)", headers: auth)
+                #expect(response.status == 200, "\(query): \(response.text)")
+                let page = try #require(try response.json() as? [String: Any])
+                return (page["messages"] as? [[String: Any]] ?? []).compactMap { $0["level"] as? String }
+            }
+            for query in ["level=warning+", "level=warning%2B", "level=warning%20", "level=warning", "level=WARN+", "level=warning+&maxLevel=critical"] {
+                #expect(try await levels(query) == ["error", "error"], "\(query)")
+            }
+            #expect(try await levels("level=info...info") == Array(repeating: "info", count: 8))
+            #expect(try await levels("level=info...error+").count == 10)
+            #expect(try await levels("level=trace&maxLevel=info") == Array(repeating: "info", count: 8))
+            // The histogram reads the same filters.
+            let summary = try #require(try await client.get("/api/summary?level=warning+", headers: auth).json() as? [String: Any])
+            #expect(summary["total"] as? Int == 2)
+
+            for (query, words) in [
+                ("level=error...info", "must not be above"), ("level=loud+", "no level is called loud"),
+                ("level=error&maxLevel=info", "is above maxLevel"),
+            ] {
+                let response = try await client.get("/api/messages?\(query)", headers: auth)
+                #expect(response.status == 400, "\(query): \(response.status)")
+                let error = (try? response.json() as? [String: String])?["error"] ?? ""
+                #expect(error.contains(words), "\(query): \(error)")
+            }
+        }
+    }
+
+    /// A task's details carry the phases `logstore task` and the exported page draw
+    /// (`phases(taskEnd:)`): a request that timed out waits until the task's end, with no
+    /// response, rather than ending at a first byte that never came.
+    @Test func aTaskCarriesThePhasesOfItsTimeline() async throws {
+        try await withConsole(messages: 0) { console, client, store, _ in
+            let auth = try Self.bearer(console)
+            try await TaskTimelineFixture.record(store)
+            func seconds(_ milliseconds: Double) -> Double { TaskTimelineFixture.at(milliseconds).timeIntervalSince1970 }
+
+            let timedOut = try #require(try await client.get(
+                "/api/tasks/\(TaskTimelineFixture.timedOutID.uuidString)", headers: auth).json() as? [String: Any])
+            // The details' own keys are all still there.
+            #expect((timedOut["summary"] as? [String: Any])?["id"] as? String == TaskTimelineFixture.timedOutID.uuidString)
+            #expect((timedOut["transactions"] as? [Any])?.count == 1)
+            let phases = try #require((timedOut["phases"] as? [[[String: Any]]])?.first)
+            #expect(phases.compactMap { $0["name"] as? String } == ["DNS", "Connect", "TLS", "Request", "Waiting"])
+            let waiting = try #require(phases.last)
+            #expect(abs((waiting["start"] as? Double ?? 0) - seconds(10)) < 1e-5)
+            #expect(abs((waiting["end"] as? Double ?? 0) - seconds(10_010)) < 1e-5)
+            #expect(waiting["noResponse"] as? Bool == true)
+            #expect(phases.dropLast().allSatisfy { $0["noResponse"] == nil && $0["end"] is Double })
+            // Connect stops where TLS starts.
+            #expect(abs((phases[1]["end"] as? Double ?? 0) - seconds(4)) < 1e-5)
+
+            let answered = try #require(try await client.get(
+                "/api/tasks/\(TaskTimelineFixture.answeredID.uuidString)", headers: auth).json() as? [String: Any])
+            let answeredPhases = try #require((answered["phases"] as? [[[String: Any]]])?.first)
+            #expect(answeredPhases.compactMap { $0["name"] as? String } == ["DNS", "Connect", "TLS", "Request", "Waiting", "Response"])
+            #expect(abs((answeredPhases[4]["end"] as? Double ?? 0) - seconds(40)) < 1e-5)
+            #expect(answeredPhases.allSatisfy { $0["noResponse"] == nil })
+        }
+    }
+
     /// The hand-written JSON of messages means what `JSONEncoder` writes of the same value,
     /// for text that needs every escape.
     @Test func messageJSONMatchesTheEncoder() throws {

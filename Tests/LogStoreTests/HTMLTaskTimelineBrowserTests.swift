@@ -7,34 +7,8 @@ import Testing
 /// that timed out with no response.
 @Suite("HTML page's task timeline in a browser", .serialized)
 struct HTMLTaskTimelineBrowserTests {
-    static let start = Date(timeIntervalSince1970: 1_750_000_000)
-    static func at(_ milliseconds: Double) -> Date { start.addingTimeInterval(milliseconds / 1000) }
-    static let timedOutID = UUID(uuidString: "00000000-0000-4000-8000-00000000000a")!
-    static let answeredID = UUID(uuidString: "00000000-0000-4000-8000-00000000000b")!
-
-    /// Two GETs over new TLS connections: one answered after 45 ms, one that sent its request
-    /// in 1 ms and then gave up after 10 s without a response (as a `URLSession` timeout ends).
-    func record(_ store: LogStore) async throws {
-        let logger = NetworkLogger(store: store)
-        for (id, answered) in [(Self.answeredID, true), (Self.timedOutID, false)] {
-            let url = URL(string: "https://cache.example.com/\(answered ? "fast" : "slow")")
-            let request = NetworkRequest(url: url, method: "GET")
-            let response = answered ? NetworkResponse(url: url, statusCode: 200) : nil
-            let end = answered ? Self.at(50) : Self.at(10_010)
-            logger.logTaskCreated(taskID: id, request: request, createdAt: Self.at(0))
-            let transaction = NetworkTransactionMetrics(
-                fetchType: .networkLoad, request: request, response: response, fetchStart: Self.at(0),
-                domainLookupStart: Self.at(0), domainLookupEnd: Self.at(2), connectStart: Self.at(2), connectEnd: Self.at(9),
-                secureConnectionStart: Self.at(4), secureConnectionEnd: Self.at(9), requestStart: Self.at(9),
-                requestEnd: Self.at(10), responseStart: answered ? Self.at(40) : nil, responseEnd: answered ? Self.at(45) : nil)
-            logger.logMetrics(taskID: id, metrics: NetworkMetrics(
-                taskInterval: DateInterval(start: Self.at(0), end: end), transactions: [transaction]))
-            logger.logTaskCompleted(
-                taskID: id, response: response,
-                error: answered ? nil : URLError(.timedOut), completedAt: end)
-        }
-        try await store.flush()
-    }
+    static let timedOutID = TaskTimelineFixture.timedOutID
+    static let answeredID = TaskTimelineFixture.answeredID
 
     /// Each timeline row of the open task as "name|duration text|classes".
     func timeline(_ browser: ChromiumSession) async throws -> [String] {
@@ -57,7 +31,7 @@ struct HTMLTaskTimelineBrowserTests {
     func aTimedOutTaskShowsItsWaitingWithNoResponse() async throws {
         try await withTemporaryStore { store, url in
             let directory = url.deletingLastPathComponent()
-            try await record(store)
+            try await TaskTimelineFixture.record(store)
             let page = directory.appendingPathComponent("timeline.html")
             _ = try await store.export(to: page, format: .html)
             try await ChromiumSession.withBrowser(in: directory) { browser in

@@ -14,6 +14,9 @@ import Testing
             let levels = try run.lines.map { try jsonObject($0)["level"] as? String }
             #expect(levels.count == (0..<30).filter { $0 % 7 >= 4 }.count)
             #expect(levels.allSatisfy { ["warning", "error", "critical"].contains($0 ?? "") })
+            // The form the page's links document means the same (one parser: Level.range(parsing:)).
+            let plus = await logstore("messages", url.path, "--level", "warning+", "--json")
+            #expect(plus.status == 0 && plus.lines == run.lines)
 
             let range = await logstore("messages", url.path, "--level", "info...error", "--json")
             let rangeLevels = try range.lines.map { try jsonObject($0)["level"] as? String ?? "" }

@@ -3,21 +3,14 @@ import LogStore
 
 /// Turns option values into typed values, with a usage error that says what was expected.
 enum ValueParsers {
-    /// `warning` means warning and above; `info...error` is an inclusive range.
+    /// `warning` (or `warning+`) means warning and above; `info...error` is an inclusive range:
+    /// ``LogStore/Level/range(parsing:)``, the parser the console and the exported page agree with.
     static func levels(_ text: String, option: String = "level") throws(UsageError) -> ClosedRange<LogStore.Level> {
-        let names = LogStore.Level.allCases.map(\.name).joined(separator: ", ")
-        let expected = "expected a level (\(names)) or a range such as info...error"
-        if let separator = text.range(of: "...") {
-            guard let lower = LogStore.Level(name: String(text[..<separator.lowerBound])),
-                let upper = LogStore.Level(name: String(text[separator.upperBound...]))
-            else { throw invalid(option, text, expected) }
-            guard lower <= upper else {
-                throw invalid(option, text, "the first level must not be above the second")
-            }
-            return lower...upper
+        do {
+            return try LogStore.Level.range(parsing: text)
+        } catch {
+            throw invalid(option, text, error.reason ?? error.description)
         }
-        guard let level = LogStore.Level(name: text) else { throw invalid(option, text, expected) }
-        return level ... .critical
     }
 
     /// A point in time, in any form ``TimeParser`` reads; a usage error naming the option, the

@@ -92,6 +92,30 @@ function pick(parameters, names) {
   return picked;
 }
 
+// `level=` as the API reads it (LogStore.Level.range(parsing:), shared with `--level` and the
+// exported page): `warning` is warning and above, `info...error` a range. A trailing `+` or
+// space changes nothing: `#messages?level=warning+`, the documented form, arrives here as
+// "warning " (a fragment read as a query turns `+` into a space) and `warning%2B` as "warning+".
+// Returns the plain form the level menu offers (`warning`, `info...error`), or null when the
+// text names no level (the API then says what is wrong with it).
+function levelFilter(text) {
+  const name = (part) => {
+    const lowered = part.trim().replace(/[+\s]+$/, "").toLowerCase();
+    return lowered === "warn" ? "warning" : lowered;
+  };
+  const parts = text.split("...");
+  if (parts.length > 2) return null;
+  const low = LEVELS.indexOf(name(parts[0])), high = parts.length === 2 ? LEVELS.indexOf(name(parts[1])) : LEVELS.length - 1;
+  if (low < 0 || high < low) return null;
+  return high === LEVELS.length - 1 ? LEVELS[low] : `${LEVELS[low]}...${LEVELS[high]}`;
+}
+
+// The messages' order, `order=oldest` or (the default, as `logstore messages` lists them)
+// newest first.
+function messageOrder() {
+  return state.parameters.get("order") === "oldest" ? "oldest" : "newest";
+}
+
 // ---------------------------------------------------------------- the frame
 
 const state = { tab: "messages", parameters: new URLSearchParams(), live: null, hostTimer: null };
@@ -151,6 +175,16 @@ function filterBar(names, onApply) {
     }
   }
   for (const [name, input] of Object.entries(inputs)) input.value = state.parameters.get(name) || "";
+  const shown = state.parameters.get("level");
+  if (inputs.level && shown) {
+    // The menu shows the level in force, whichever way the link spelled it; a range, or text
+    // that names no level, as an entry of its own.
+    const plain = levelFilter(shown);
+    if (!LEVELS.includes(plain)) {
+      level.append(el("option", { value: plain || shown }, plain ? plain.replace("...", " … ") : shown));
+    }
+    level.value = plain || shown;
+  }
   const form = el("form", { class: "filters", onsubmit: (event) => {
     event.preventDefault();
     const parameters = new URLSearchParams();
@@ -166,6 +200,17 @@ function renderMessages() {
   const list = el("table", { class: "messages" }, el("tbody"));
   const more = el("button", { type: "button", hidden: true }, "More");
   const liveToggle = el("button", { type: "button", id: "live" }, "Follow live");
+  // The button says the order in force; its title, what a click does.
+  const order = messageOrder(), other = order === "newest" ? "oldest" : "newest";
+  const sort = el("button", { type: "button", id: "order", title: `Sorted ${order} first; click to sort ${other} first`,
+    "aria-label": `Sorted ${order} first; sort ${other} first` }, `Sorted: ${order} first ⇅`);
+  sort.addEventListener("click", () => {
+    const parameters = new URLSearchParams(state.parameters);
+    if (other === "oldest") parameters.set("order", "oldest"); else parameters.delete("order");
+    parameters.delete("live");
+    writeState("messages", parameters);
+    render();
+  });
   const histogram = el("div", { class: "histogram", title: "Drag across the bars to zoom into that time" });
   const downloads = el("span", { class: "downloads" }, "Download: ",
     ["archive", "ndjson", "text", "html"].map((format) => {
@@ -175,14 +220,14 @@ function renderMessages() {
   const details = el("aside", { id: "details" });
   main.append(
     filterBar(MESSAGE_FILTERS, (parameters) => { writeState("messages", parameters); render(); }),
-    el("div", { class: "toolbar" }, liveToggle, downloads),
+    el("div", { class: "toolbar" }, sort, liveToggle, downloads),
     histogram, el("div", { class: "split" }, el("div", { class: "list" }, list, more), details));
 
   let cursor = null;
   const body = list.tBodies[0];
   const load = async () => {
     try {
-      const page = await api("api/messages", { ...filters, cursor, limit: 200 });
+      const page = await api("api/messages", { ...filters, order: order === "oldest" ? "oldest" : null, cursor, limit: 200 });
       for (const message of page.messages) body.append(messageRow(message, details));
       cursor = page.next || null;
       more.hidden = !cursor;
@@ -193,8 +238,16 @@ function renderMessages() {
   const loaded = load();
   loadHistogram(histogram, filters);
   // Following is part of the view's state (`live=1`): a permalink can open a live view.
+  // The tail puts new messages on top, so following lists newest first.
   const follow = (on) => {
     const parameters = new URLSearchParams(state.parameters);
+    if (on && order === "oldest") {
+      parameters.delete("order");
+      parameters.set("live", "1");
+      writeState("messages", parameters);
+      render();
+      return;
+    }
     if (on) parameters.set("live", "1"); else parameters.delete("live");
     writeState("messages", parameters);
     state.parameters = parameters;
@@ -412,7 +465,7 @@ async function showTask(id, details) {
     summary.error ? el("p", { class: "error" }, `${summary.error.domain || ""} ${summary.error.code ?? ""}: ${summary.error.debugDescription || summary.error.description || ""}`) : null,
     el("p", {}, el("a", { href: `#tasks?task=${summary.id}` }, "Permalink"), " · ",
       el("a", { href: `#messages?task=${summary.id}` }, "Its messages")),
-    waterfall(task.transactions || []),
+    waterfall(task.transactions || [], task.phases || []),
     headersTable("Request headers", task.request && task.request.headers),
     bodyView("Request body", task.requestBodyKey, task.request && task.request.headers),
     headersTable("Response headers", task.response && task.response.headers),
@@ -423,6 +476,7 @@ async function showTask(id, details) {
 function headersTable(title, headers) {
   if (!headers) return null;
   const entries = Array.isArray(headers) ? headers.map((pair) => [pair.name ?? pair[0], pair.value ?? pair[1]]) : Object.entries(headers);
+  if (!entries.length) return null;  // no heading over an empty table
   return el("div", {}, el("h3", {}, title), el("table", { class: "headers" }, el("tbody", {},
     entries.map(([name, value]) => el("tr", {}, el("th", {}, name), el("td", {}, value))))));
 }
@@ -455,24 +509,47 @@ function bodyView(title, key, headers) {
   return container;
 }
 
-// Each transaction's phases as bars on one time axis.
-function waterfall(transactions) {
+// As `logstore task` and the exported page write a phase: one decimal under 100 ms, whole
+// milliseconds (with separators) above.
+function formatMilliseconds(seconds) {
+  const value = seconds * 1000;
+  return value < 100 ? `${value.toFixed(1)} ms` : `${Math.round(value).toLocaleString("en-US")} ms`;
+}
+
+// Each transaction's phases as bars on one time axis. The phases are the API's (`phases`, one
+// list per transaction: NetworkTransactionMetrics.phases(taskEnd:), what `logstore task` and the
+// exported page draw), so a request that got no response shows its waiting up to the task's
+// end, "no response", not a lone request bar. Then the transaction's total, fetch start to
+// response end, when it has one. A phase without an end began and never finished.
+function waterfall(transactions, phases) {
   if (!transactions.length) return null;
-  const phases = [["DNS", "domainLookupStart", "domainLookupEnd"], ["Connect", "connectStart", "connectEnd"],
-    ["TLS", "secureConnectionStart", "secureConnectionEnd"], ["Request", "requestStart", "requestEnd"],
-    ["Waiting", "requestEnd", "responseStart"], ["Response", "responseStart", "responseEnd"]];
-  const times = transactions.flatMap((transaction) => phases.flatMap(([, a, b]) => [transaction[a], transaction[b]])).filter((t) => typeof t === "number");
+  const rows = transactions.map((transaction, index) => {
+    const list = (phases[index] || []).map((phase) => ({ name: phase.name, start: phase.start, end: phase.end, noResponse: phase.noResponse === true }));
+    const fetchStart = transaction.fetchStart, responseEnd = transaction.responseEnd;
+    if (typeof fetchStart === "number" && typeof responseEnd === "number" && responseEnd >= fetchStart) {
+      list.push({ name: "Total", start: fetchStart, end: responseEnd, noResponse: false });
+    }
+    return { transaction, phases: list.filter((phase) => typeof phase.start === "number") };
+  });
+  const times = rows.flatMap((row) => row.phases.flatMap((phase) => typeof phase.end === "number" ? [phase.start, phase.end] : [phase.start]));
   if (!times.length) return null;
-  const start = Math.min(...times), span = Math.max(1e-6, Math.max(...times) - start);
-  const legend = el("p", { class: "legend" }, phases.map(([name]) => el("span", { class: `phase-${name.toLowerCase()}` }, name)),
-    ` total ${formatDuration(span)}`);
-  return el("div", { class: "waterfall" }, el("h3", {}, "Timings"), legend, transactions.map((transaction, index) =>
-    el("div", { class: "transaction" }, el("span", {}, `#${index + 1}`), phases.map(([name, a, b]) => {
-      const from = transaction[a], to = transaction[b];
-      if (typeof from !== "number" || typeof to !== "number") return null;
-      return el("div", { class: `phase phase-${name.toLowerCase()}`, title: `${name}: ${formatDuration(to - from)}`,
-        style: { left: `${Math.min(99.5, ((from - start) / span) * 100)}%`, width: `${Math.max(0.5, Math.min(100 - ((from - start) / span) * 100, ((to - from) / span) * 100))}%` } });
-    }))));
+  const start = Math.min(...times), end = Math.max(...times), span = Math.max(end - start, 1e-6);
+  return el("div", { class: "waterfall" }, el("h3", {}, "Timings"), rows.map(({ transaction, phases: list }, index) => {
+    const request = transaction.request || {}, response = transaction.response || {};
+    const head = el("div", { class: "transaction-head" },
+      `#${index + 1} ${request.method || ""} ${request.url || response.url || ""}${response.statusCode ? ` → ${response.statusCode}` : ""}`);
+    const bars = el("div", { class: "bars" }, list.map((phase) => {
+      const open = typeof phase.end !== "number";
+      const finish = open ? end : phase.end;
+      const left = ((phase.start - start) / span) * 100;
+      const bar = el("span", { class: `bar phase-${phase.name.toLowerCase()}`,
+        style: { left: `${Math.min(left, 99.6)}%`, width: `${Math.max(0.4, Math.min(100 - left, ((finish - phase.start) / span) * 100))}%` } });
+      const text = open ? "never finished" : formatMilliseconds(phase.end - phase.start) + (phase.noResponse ? ", no response" : "");
+      return el("div", { class: `bar-line${phase.noResponse ? " no-response" : ""}${open ? " unfinished" : ""}`, "data-phase": phase.name },
+        el("span", { class: "bar-name" }, phase.name), el("span", { class: "bar-track" }, bar), el("span", { class: "bar-ms" }, text));
+    }));
+    return el("div", { class: "transaction" }, head, bars);
+  }));
 }
 
 // ---------------------------------------------------------------- host, history, files

@@ -6,8 +6,8 @@ import LogStore
 ///
 /// | parameter | meaning |
 /// |---|---|
-/// | `level` | the lowest level shown (`warning`: warnings and worse) |
-/// | `maxLevel` | the highest |
+/// | `level` | the levels shown, as `--level` reads them: `warning` (also `warning+`, which a query delivers as `"warning "`) is warnings and worse, `info...error` a range |
+/// | `maxLevel` | the highest level shown (narrows `level`'s range) |
 /// | `label`, `session` | any of these (repeat, or separate with commas) |
 /// | `since`, `until` | a time: ISO 8601 (`2026-12-06T10:00:00Z`) or seconds since 1970 |
 /// | `q` | full-text search, plain words (`syntax=fts5` for FTS5's syntax) |
@@ -16,10 +16,12 @@ enum MessageFilters {
     /// The query `parameters` describe, with `limit` and `order` left at their defaults.
     static func query(_ parameters: QueryParameters) throws(ConsoleRequestError) -> MessageQuery {
         var query = MessageQuery()
-        let lowest = try parameters.value("level").map { name throws(ConsoleRequestError) in try level(name) } ?? .trace
+        let named = try parameters.value("level").map { text throws(ConsoleRequestError) in try levels(text) }
         let highest = try parameters.value("maxLevel").map { name throws(ConsoleRequestError) in try level(name) } ?? .critical
-        guard lowest <= highest else { throw .badRequest("level \(lowest) is above maxLevel \(highest)") }
-        if lowest != .trace || highest != .critical { query.levels = lowest...highest }
+        let lowest = named?.lowerBound ?? .trace
+        let upper = min(named?.upperBound ?? .critical, highest)
+        guard lowest <= upper else { throw .badRequest("level \(lowest) is above maxLevel \(highest)") }
+        if lowest != .trace || upper != .critical { query.levels = lowest...upper }
         query.labels = parameters.values("label")
         query.sessions = try parameters.values("session").map { text throws(ConsoleRequestError) in try uuid(text, "session") }
         query.since = try parameters.value("since").map { text throws(ConsoleRequestError) in try date(text, "since") }
@@ -35,7 +37,17 @@ enum MessageFilters {
         return query
     }
 
-    /// A level by name.
+    /// The levels of `level=`: ``LogStore/Level/range(parsing:)``, the parser `--level` and the
+    /// exported page agree with.
+    static func levels(_ text: String) throws(ConsoleRequestError) -> ClosedRange<LogStore.Level> {
+        do {
+            return try LogStore.Level.range(parsing: text)
+        } catch {
+            throw .badRequest("level=\(text): \(error.reason ?? error.description)")
+        }
+    }
+
+    /// One level by name (`maxLevel=`).
     static func level(_ name: String) throws(ConsoleRequestError) -> LogStore.Level {
         guard let level = LogStore.Level(name: name) else {
             throw .badRequest("no level is called \(name) (trace, debug, info, notice, warning, error, critical)")

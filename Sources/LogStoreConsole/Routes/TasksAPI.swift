@@ -36,11 +36,11 @@ struct TasksAPI: Sendable {
         return JSONBody.response(Page(tasks: page.tasks, next: page.nextCursor?.description))
     }
 
-    /// Everything stored about one task.
+    /// Everything stored about one task, with the phases of its timeline (``ConsoleTask``).
     func task(id text: String) async throws(ConsoleRequestError) -> HTTPResponse {
         let id = try MessageFilters.uuid(text, "a task's id")
         guard let details = try await ask({ try await store.task(id: id) }) else { throw .notFound("no task has id \(id)") }
-        return JSONBody.response(details)
+        return JSONBody.response(ConsoleTask(details))
     }
 
     /// A stored body, always as `application/octet-stream` and an attachment, whatever it
