@@ -28,8 +28,8 @@ struct Figure: Encodable {
     }
 
     /// `<name>_p50` and `<name>_p99` of cross-process latencies (ms, sorted), each beside the
-    /// writer's save interval `saveInterval` (ms): the floor no reader in another process can
-    /// beat, with the target of the interval plus 100 ms for p99.
+    /// writer's save interval `saveInterval` (ms): the floor before group commit, when the
+    /// writer committed once per interval; issue 33's bound for p99 is 150 ms (aim 50 ms).
     static func latencyPercentiles(
         _ name: String, sorted latencies: [Double], saveInterval: Double, description: String
     ) -> [Figure] {
@@ -40,7 +40,7 @@ struct Figure: Encodable {
                 baselineDescription: description, target: "≤ 1.0"),
             Figure(
                 name: "\(name)_p99", value: at(0.99), baseline: saveInterval, unit: "ms",
-                baselineDescription: "the same", target: "≤ 1.33 (saveInterval + 100 ms)"),
+                baselineDescription: "the same", target: "≤ 150 ms (aim 50 ms)"),
         ]
     }
 }

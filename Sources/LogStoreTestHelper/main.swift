@@ -11,6 +11,7 @@
 //     LogStoreTestHelper damage <store> <count> <script> close|exit  a writer whose database is damaged (DamageMode.swift)
 //     LogStoreTestHelper stress <store> <role> <label> <cycles> <n>  one of several processes on one store (StressMode.swift)
 //     LogStoreTestHelper node <store> <count> <per-second>  a fleet node logging messages and tasks (NodeMode.swift)
+//     LogStoreTestHelper paced <store> <count> <per-second> <save-interval-ms>  send times as texts (PacedMode.swift)
 import Foundation
 import LogStore
 
@@ -29,6 +30,7 @@ if mode == "permissions" { await runPermissionsMode(arguments: arguments) }
 if mode.hasPrefix("history-") { await runHistoryMode(arguments: arguments) }
 if mode == "damage" { await runDamageMode(arguments: arguments) }
 if mode == "node" { await runNodeMode(arguments: arguments) }
+if mode == "paced" { await runPacedMode(arguments: arguments) }
 if mode == "steady" {
     guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
         FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))

@@ -35,6 +35,7 @@ struct HistoryObserverTests {
         // Only flush() commits: each group of events is one transaction however busy the machine.
         var server = historyConfiguration("server")
         server.saveInterval = .seconds(600)
+        server.isGroupCommitEnabled = false
         try await withTemporaryStoreURL { url in
             try await withAuthorStores(url, [server, historyConfiguration("worker")]) { stores in
                 let (server, worker) = (stores[0], stores[1])

@@ -23,6 +23,9 @@ struct HistoryRecordingTests {
     @Test func aBatchIsOneRowPerEntityAndOperation() async throws {
         var configuration = LogStore.Configuration()
         configuration.history = HistoryConfiguration(currentAuthor: "server")
+        // One batch, whatever the machine's speed: only flush() commits.
+        configuration.isGroupCommitEnabled = false
+        configuration.saveInterval = .seconds(600)
         try await withTemporaryStore(configuration: configuration) { store, _ in
             for i in 0..<10 { store.storeMessage(label: "app", level: .info, message: "m \(i)") }
             store.storeRequest(NetworkRequest(url: Self.url), response: NetworkResponse(url: Self.url, statusCode: 200), error: nil, data: nil)

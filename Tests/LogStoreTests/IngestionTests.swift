@@ -15,6 +15,7 @@ struct IngestionTests {
     static func idleWriter() -> LogStore.Configuration {
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(600)
+        configuration.isGroupCommitEnabled = false
         return configuration
     }
 

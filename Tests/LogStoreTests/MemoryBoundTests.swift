@@ -14,6 +14,7 @@ struct MemoryBoundTests {
         let held = HeldWriter()
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(600)
+        configuration.isGroupCommitEnabled = false
         configuration.maxPendingBytes = Self.byteBound
         held.hold(&configuration)
         try await withTemporaryStore(configuration: configuration) { store, _ in

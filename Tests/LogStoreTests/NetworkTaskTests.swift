@@ -302,6 +302,7 @@ struct NetworkTaskTests {
         // and an event that keeps failing on its own is set aside after a while
         // (WriteFailureTests).
         configuration.saveInterval = .seconds(600)
+        configuration.isGroupCommitEnabled = false
         let obstacle = Recorder<URL?>(nil)
         configuration.onWriteError = { _ in
             obstacle.update { url in

@@ -160,6 +160,7 @@ struct PreparedMessagesTests {
     @Test func aThreadRenamedWithinABatchKeepsItsLastName() async throws {
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(30)
+        configuration.isGroupCommitEnabled = false
         configuration.willHandleEvent = { event in
             guard case .messageStored(var message) = event else { return event }
             let index = Int(message.message) ?? 0

@@ -173,6 +173,7 @@ struct SessionTests {
         let held = HeldWriter()
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(600)
+        configuration.isGroupCommitEnabled = false
         held.hold(&configuration)
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "app", level: .info, message: "in the held batch")

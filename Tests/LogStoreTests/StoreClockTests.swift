@@ -22,6 +22,7 @@ struct StoreClockTests {
         let clock = ManualClock()
         var configuration = Self.configuration(clock)
         configuration.saveInterval = .seconds(3_600)
+        configuration.isGroupCommitEnabled = false
         try await withTemporaryStore(configuration: configuration) { store, _ in
             store.storeMessage(label: "app", level: .info, message: "one")
             // The writer's wait began (a wait begun after an advance would not see it).

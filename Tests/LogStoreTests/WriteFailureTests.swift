@@ -150,6 +150,7 @@ struct WriteFailureTests {
         let reported = Recorder<[LogStoreError]>([])
         var configuration = LogStore.Configuration()
         configuration.saveInterval = .seconds(600)
+        configuration.isGroupCommitEnabled = false
         configuration.inlineBlobLimit = 1_024
         configuration.isBlobCompressionEnabled = false
         configuration.onWriteError = { error in reported.update { $0.append(error) } }

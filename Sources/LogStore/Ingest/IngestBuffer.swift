@@ -63,6 +63,9 @@ final class IngestBuffer: Sendable {
         var isClosed = false
         /// The store cannot take events any more (``dropEverything()``): each is dropped, counted.
         var dropsEverything = false
+        /// The writer waits with nothing to commit and wants the next event to wake it (group
+        /// commit: ``markWriterIdle()``); cleared by the event that does.
+        var writerIsIdle = false
 
         var pending: Int { live + inFlight }
         var pendingBytes: Int { bytes + inFlightBytes }
@@ -154,8 +157,13 @@ final class IngestBuffer: Sendable {
             state.bytes += size
             state.bytesByLevel[level] += size
             state.accepted += 1
-            let wakeWriter = state.live == wakeThreshold
+            var wakeWriter = state.live == wakeThreshold
                 || (bytesBefore < byteWakeThreshold && state.bytes >= byteWakeThreshold)
+            if state.writerIsIdle {
+                // Group commit: the first event after the writer went idle wakes it, once.
+                state.writerIsIdle = false
+                wakeWriter = true
+            }
             let prepareNext = state.live == prepareThreshold
                 || (bytesBefore < bytePrepareThreshold && state.bytes >= bytePrepareThreshold)
             return .accepted(ticket: state.accepted, wakeWriter: wakeWriter, prepareNext: prepareNext)
@@ -218,6 +226,30 @@ final class IngestBuffer: Sendable {
 
     private static func resetCursors(in state: inout State) {
         for level in state.evictionCursor.indices { state.evictionCursor[level] = 0 }
+    }
+
+    /// The writer is about to wait for work (group commit): the next event appended wakes it
+    /// (``AppendResult/accepted(ticket:wakeWriter:prepareNext:)``). Checked and set under the
+    /// lock appends take, so no event can slip in between unseen.
+    ///
+    /// - Returns: `false` when events already wait: the writer should commit them, not wait.
+    func markWriterIdle() -> Bool {
+        state.withLock { state -> Bool in
+            guard state.live == 0 else { return false }
+            state.writerIsIdle = true
+            return true
+        }
+    }
+
+    /// The writer woke (for any reason): events need not wake it until it is idle again.
+    ///
+    /// - Returns: whether a logged event woke it (``markWriterIdle()`` was undone by an append).
+    @discardableResult
+    func markWriterBusy() -> Bool {
+        state.withLock { state -> Bool in
+            defer { state.writerIsIdle = false }
+            return !state.writerIsIdle
+        }
     }
 
     /// Takes everything waiting, or `nil` when nothing is. What it takes stays pending (in

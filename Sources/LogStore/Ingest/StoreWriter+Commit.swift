@@ -87,6 +87,7 @@ extension StoreWriter {
             } while start < events.count
             writer.recordRound(failed: false)
             writer.searchMerges.lastLoggedRound = .now
+            if groupCommits { lastCommitEnd.withLock { $0 = thread.elapsed } }
             reportRejected(rejected)
             // Still held in memory until the background frees them, then room for more.
             buffer.retire(batch.taken)
