@@ -39,7 +39,7 @@ extension LogShipper {
                 // ClickHouse makes a part of every insert and merges them in the background:
                 // few large inserts (it advises about one a second) cost it least. Half of
                 // 100k lets a backfill's next request be made while one is in flight sooner
-                // (0.77× → 0.92× `clickhouse-client` in one benchmark run each).
+                // (0.77× → 0.92× `clickhouse-client` in one loaded benchmark run each).
                 maxRowsPerRequest = 50_000
                 maxBytesPerRequest = 32 << 20
             case .otlp:
