@@ -196,6 +196,42 @@ struct ClickHouseShippingTests {
         }
     }
 
+    /// A request large enough to be encoded in two halves on two threads arrives whole and in
+    /// order: every row once, each with its own text.
+    @Test(.timeLimit(.minutes(TimeScale.minutes(10))))
+    func aLargeRequestEncodedInTwoHalvesArrivesWhole() async throws {
+        try await asHeavyTest {
+            let cluster = try await ClickHouseCluster.start(replicas: 1)
+            defer { cluster.stop() }
+            try await withTemporaryStoreURL { url in
+                let count = 25_000
+                var keepEvery = LogStore.Configuration()
+                keepEvery.overflowPolicy = .waitForSpace
+                try await withStore(at: url, configuration: keepEvery) { store in
+                    for index in 0..<count {
+                        store.storeMessage(label: "bulk", level: .info, message: "row \(index)", metadata: ["index": .string("\(index)")])
+                    }
+                    try await store.flush()
+                }
+                let configuration = LogShipper.Configuration(
+                    destination: .clickHouse(ClickHouseDestination(urls: [cluster.servers[0].httpURL])), node: "node-d")
+                let shipper = try await LogShipper(storeURL: url, configuration: configuration)
+                let running = Task { try await shipper.run() }
+                let caughtUp = try await shipper.waitUntilCaughtUp(timeout: .seconds(120))
+                let status = try await shipper.status()
+                shipper.stop()
+                try await running.value
+                try await shipper.close()
+                #expect(caughtUp)
+                #expect(status.sentRequests == 1, "one request carried the backfill: \(status)")
+                let answer = try await cluster.query(
+                    "SELECT count(), uniqExact(id), countIf(text = concat('row ', metadata_values[indexOf(metadata_keys, 'index')])) "
+                        + "FROM default.logstore_messages FINAL FORMAT TSV")
+                #expect(answer.trimmingCharacters(in: .whitespacesAndNewlines) == "\(count)\t\(count)\t\(count)")
+            }
+        }
+    }
+
     /// A replica killed while it made a replicated table is registered in ZooKeeper (and may
     /// hold the table's parts) but has no table: `CREATE` then fails for good (codes 253, 117).
     /// The next run attaches the table instead, and the replica fetches what the other took.
