@@ -38,12 +38,7 @@ struct ConsoleTaskTimelineBrowserTests {
             try await TaskTimelineFixture.record(store)
             try await ConsoleBrowserTests().withConsoleInBrowser(store, in: url.deletingLastPathComponent()) { console, browser in
                 try await openTask(TaskTimelineFixture.timedOutID, in: browser, console: console.url)
-                // As `logstore task` and the exported page show it: the request took 1 ms, then
-                // 10,000 ms of waiting that no response ended (and no Total: no response end).
-                #expect(try await timeline(browser) == [
-                    "DNS|2.0 ms|bar-line", "Connect|2.0 ms|bar-line", "TLS|5.0 ms|bar-line", "Request|1.0 ms|bar-line",
-                    "Waiting|10,000 ms, no response|bar-line no-response",
-                ])
+                #expect(try await timeline(browser) == TaskTimelineFixture.timedOutTimeline)
                 // The waiting fills nearly the whole axis; the 1 ms request is a sliver of it.
                 #expect(try await barWidth(browser, phase: "Waiting") > 99)
                 #expect(try await barWidth(browser, phase: "Request") < 1)

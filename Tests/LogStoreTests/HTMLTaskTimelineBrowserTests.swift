@@ -36,12 +36,7 @@ struct HTMLTaskTimelineBrowserTests {
             _ = try await store.export(to: page, format: .html)
             try await ChromiumSession.withBrowser(in: directory) { browser in
                 try await browser.openExport(page, fragment: "task=\(Self.timedOutID.uuidString.lowercased())")
-                // As `logstore task` shows it: the request took 1 ms, then 10,000 ms of waiting
-                // that no response ended (and no Total: the transaction has no end of its own).
-                #expect(try await timeline(browser) == [
-                    "DNS|2.0 ms|bar-line", "Connect|2.0 ms|bar-line", "TLS|5.0 ms|bar-line", "Request|1.0 ms|bar-line",
-                    "Waiting|10,000 ms, no response|bar-line no-response",
-                ])
+                #expect(try await timeline(browser) == TaskTimelineFixture.timedOutTimeline)
                 // The waiting fills nearly the whole axis; the 1 ms request is a sliver of it.
                 #expect(try await barWidth(browser, phase: "Waiting") > 99)
                 #expect(try await barWidth(browser, phase: "Request") < 1)

@@ -214,13 +214,14 @@ final class PlainHTTPConnection: @unchecked Sendable {
                 lastError = errorText()
                 continue
             }
-            if Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
-               waitForConnection(descriptor, timeout: timeout, error: &lastError) {
+            let started = Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS
+            if !started {
+                lastError = errorText()
+            } else if waitForConnection(descriptor, timeout: timeout, error: &lastError) {
                 // Blocking from here on: the socket timeouts bound each call.
                 _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
                 return descriptor
             }
-            if lastError == "no address" { lastError = errorText() }
             close(descriptor)
         }
         throw Failure(description: "could not connect to \(host):\(port): \(lastError)", beforeAnswer: true)

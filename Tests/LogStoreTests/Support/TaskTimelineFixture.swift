@@ -13,6 +13,14 @@ enum TaskTimelineFixture {
     /// Records both tasks into `store` and flushes it. Times in ms from ``start``: DNS 0–2,
     /// connect 2–9 (TLS 4–9), request 9–10, then the first byte at 40 and the last at 45 (the task
     /// ends at 50), or no response and the task's end at 10,010.
+    /// The timed-out task's timeline rows (`phase|duration|class`) as `logstore task` shows it:
+    /// the request took 1 ms, then 10,000 ms of waiting that no response ended, and no Total
+    /// (the transaction has no end of its own). The export page and the console both draw this.
+    static let timedOutTimeline = [
+        "DNS|2.0 ms|bar-line", "Connect|2.0 ms|bar-line", "TLS|5.0 ms|bar-line", "Request|1.0 ms|bar-line",
+        "Waiting|10,000 ms, no response|bar-line no-response",
+    ]
+
     static func record(_ store: LogStore) async throws {
         let logger = NetworkLogger(store: store)
         for (id, answered) in [(answeredID, true), (timedOutID, false)] {
