@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LogStore
 
 /// `export.peak_rss_mb` measured where it means what it says: a process of its own (this
@@ -20,24 +19,11 @@ enum ArchiveExportChild {
 
     /// Spawns the child, waits for it and returns its peak.
     static func run(store: URL, archive: URL) throws -> Run {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
-        let output = try TemporaryOutput()
-        defer { output.remove() }
-        let pid = try spawn(executable, [flag, store.path, archive.path], standardOutput: output.descriptor)
-        var status: Int32 = 0
-        var usage = rusage()
-        var waited: pid_t
-        repeat { waited = wait4(pid, &status, 0, &usage) } while waited < 0 && errno == EINTR
-        guard waited == pid else { throw BenchError.failed("archive export child: wait4 failed (errno \(errno))") }
-        let fields = output.text().split(separator: " ")
-        // WIFEXITED and WEXITSTATUS, which Swift does not import (macros).
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0, fields.count == 2,
-            let residentKB = Double(fields[0]), let messages = Int(fields[1])
-        else {
-            throw BenchError.failed("archive export child ended with status \(status): \(output.text())")
+        let outcome = try BenchChild.run("archive export child", arguments: [flag, store.path, archive.path])
+        guard outcome.fields.count == 2, let residentKB = Double(outcome.fields[0]), let messages = Int(outcome.fields[1]) else {
+            throw BenchError.failed("archive export child printed \(outcome.fields.joined(separator: " "))")
         }
-        // Linux reports ru_maxrss in kilobytes.
-        return Run(peakMB: Double(usage.ru_maxrss) / 1024, residentBeforeMB: residentKB / 1024, messageCount: messages)
+        return Run(peakMB: outcome.peakMB, residentBeforeMB: residentKB / 1024, messageCount: messages)
     }
 
     /// The child's side when `arguments` start with ``flag``: prints `RESIDENT_KB_BEFORE MESSAGES`.
@@ -46,7 +32,7 @@ enum ArchiveExportChild {
         guard arguments.count == 3 else { return 64 }
         do {
             let store = try await BenchStore.open(at: URL(fileURLWithPath: arguments[1]), options: [])
-            let resident = residentKilobytes()
+            let resident = BenchChild.residentKilobytes()
             let report: ExportReport
             do {
                 report = try await store.export(to: URL(fileURLWithPath: arguments[2]))
@@ -60,49 +46,6 @@ enum ArchiveExportChild {
         } catch {
             FileHandle.standardError.write(Data("archive export child: \(error)\n".utf8))
             return 1
-        }
-    }
-
-    private static func residentKilobytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        }
-        return 0
-    }
-
-    /// `posix_spawn` (not `Process`, whose reaping would take the child's `rusage` from us).
-    private static func spawn(_ path: String, _ arguments: [String], standardOutput: Int32) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        guard result == 0 else { throw BenchError.failed("archive export child: posix_spawn failed (\(result))") }
-        return pid
-    }
-
-    /// A temporary file for the child's one line (a pipe would need a reader beside `wait4`).
-    private struct TemporaryOutput {
-        let path: String
-        let descriptor: Int32
-
-        init() throws {
-            path = NSTemporaryDirectory() + "/logstore-bench-child-\(UUID().uuidString)"
-            descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw BenchError.failed("archive export child: open \(path) failed (errno \(errno))") }
-        }
-
-        func text() -> String {
-            (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        }
-
-        func remove() {
-            close(descriptor)
-            unlink(path)
         }
     }
 }

@@ -19,24 +19,6 @@ enum Measure {
         Double(now() - start) / 1e6
     }
 
-    /// Resets the kernel's peak-RSS mark (VmHWM) so the next reading covers one phase only.
-    static func resetPeakResidentSize() {
-        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
-        guard descriptor >= 0 else { return }
-        _ = write(descriptor, "5", 1)
-        close(descriptor)
-    }
-
-    /// The process's peak resident set size since start (or the last reset), in MB.
-    static func peakResidentMegabytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
-            return kilobytes / 1024
-        }
-        return 0
-    }
-
     /// CPU time (user and system) of every thread of the process so far, in seconds.
     static func processCPUSeconds() -> Double {
         var usage = rusage()

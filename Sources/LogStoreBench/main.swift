@@ -20,6 +20,9 @@ if let code = await SteadySoak.runIfAsked(arguments) {
 if let code = await ArchiveExportChild.runIfAsked(arguments) {
     exit(code)
 }
+if let code = await IngestChild.runIfAsked(arguments) {
+    exit(code)
+}
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
         usage: logstore-bench [--quick] [--only GROUP,...] [--json FILE]

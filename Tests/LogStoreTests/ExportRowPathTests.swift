@@ -110,7 +110,8 @@ import Testing
     private static func fill(_ store: LogStore) async throws {
         var random = SeededRandom(seed: 42)
         let labels = ["app", "http", "lábel", "api] CRITICAL [x", "new\nline", ""]
-        for index in 0..<600 {
+        // Several of the two-thread reader's chunks (ExportSource.rowsPerChunk) and query pages.
+        for index in 0..<2_600 {
             let metadata: LogStore.Metadata? = switch index % 5 {
             case 0: nil
             case 1: [:]

@@ -60,9 +60,13 @@ struct MemoryBoundTests {
     }
 
     @Test func aSlowSubscriberKeepsTheNewestEventsAndCountsTheRest() async throws {
-        try await withTemporaryStore { store, _ in
+        let total = LogStore.eventSubscriberBufferLimit + 500
+        // The whole burst is held for the writer (past the default bound, the burst's oldest
+        // would be dropped before any subscriber saw them): only the subscriber's bound drops.
+        var configuration = LogStore.Configuration()
+        configuration.maxPendingEvents = total
+        try await withTemporaryStore(configuration: configuration) { store, _ in
             let events = store.subscribeEvents()
-            let total = LogStore.eventSubscriberBufferLimit + 500
             for i in 0..<total { store.storeMessage(label: "live", level: .info, message: "\(i)") }
             try await store.flush()
             #expect(try await store.info().droppedSubscriberEventCount == 500)

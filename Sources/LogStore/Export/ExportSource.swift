@@ -39,29 +39,6 @@ struct ExportSource {
         }
     }
 
-    /// Calls `row` with every selected message as its row, oldest first, or `message` with it
-    /// as a ``LogStore/Message`` where the row is not at hand (a query the full-text index
-    /// serves); returns how many there were.
-    @discardableResult
-    func forEachMessage(row: (MessageRow) throws -> Void, message: (LogStore.Message) throws -> Void) throws -> Int {
-        guard var query = options.messageQuery(pageSize: Self.pageSize) else { return 0 }
-        var count = 0
-        while true {
-            let next: MessageQuery.Cursor?
-            if let page = try MessageRows.forEachRow(query, connection: connection, row) {
-                count += page.count
-                next = page.nextCursor
-            } else {
-                let page = try MessageRows.page(query, connection: connection)
-                for item in page.messages { try message(item) }
-                count += page.messages.count
-                next = page.nextCursor
-            }
-            guard let next else { return count }
-            query.cursor = next
-        }
-    }
-
     /// The tables message rows name by id (labels, sessions, threads), read once.
     func rowTables() throws -> MessageReader {
         try MessageReader(connection: connection)

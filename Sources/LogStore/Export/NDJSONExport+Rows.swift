@@ -16,7 +16,7 @@ extension NDJSONExport {
             self.tables = tables
         }
 
-        mutating func append(_ row: MessageRow, to line: inout ExportLine) {
+        mutating func append(_ row: some MessageColumns, to line: inout ExportLine) {
             let tables = tables
             line.append("{\"type\":\"message\"")
             line.appendKey("id")

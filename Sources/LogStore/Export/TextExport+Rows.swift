@@ -9,24 +9,26 @@ extension TextExport {
         let tables: MessageReader
         private var labels = ExportSpellings<Int64>()
         private var scratch: [UInt8] = []
+        private let textScalars = TextScalarTables.current
 
         init(tables: MessageReader) {
             self.tables = tables
         }
 
-        mutating func append(_ row: MessageRow, to line: inout ExportLine) {
+        mutating func append(_ row: some MessageColumns, to line: inout ExportLine) {
             line.append(timestamp: row.createdAt)
             line.append(byte: UInt8(ascii: " "))
             line.bytes.append(contentsOf: TextExport.levelColumns[Int(row.level.rawValue)])
             let tables = tables
+            let textScalars = textScalars
             labels.append(row.labelID, to: &line.bytes) { id, bytes in
                 bytes.append(UInt8(ascii: "["))
                 bytes.append(escaping: tables.labels.name(for: id), .label)
                 bytes.append(contentsOf: "] ".utf8)
             }
-            line.bytes.append(escapingStored: row.unsafeText, .text)
+            line.bytes.append(escapingStored: row.unsafeText, textScalars.plain)
             if let json = row.unsafeMetadataJSON, !json.isEmpty,
-                !StoredMetadata.appendText(json, prefix: "  ", to: &line.bytes, scratch: &scratch)
+                !StoredMetadata.appendText(json, prefix: "  ", tables: textScalars, to: &line.bytes, scratch: &scratch)
             {
                 let metadata = LogStore.decodeMetadata(String(decoding: json, as: UTF8.self))
                 if !metadata.isEmpty {
@@ -36,7 +38,7 @@ extension TextExport {
             }
             if let file = row.unsafeFile, !file.isEmpty {
                 line.append("  (")
-                line.bytes.append(escapingStored: file, .text)
+                line.bytes.append(escapingStored: file, textScalars.plain)
                 if let number = row.line {
                     line.append(byte: UInt8(ascii: ":"))
                     line.append(integer: number)

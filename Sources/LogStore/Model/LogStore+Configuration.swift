@@ -95,12 +95,13 @@ extension LogStore {
 
         /// How many logged events the store may hold in memory: waiting for the writer, being
         /// committed, or committed and not yet freed (that happens off the writer thread, a
-        /// moment later). Past this, ``overflowPolicy`` applies. Default: 12,288: about 10 MB of
-        /// messages with a line of text and some metadata, the writer's work for some 40 ms at
-        /// full speed, or a few seconds of heavy logging while the disk stalls. Raise it for
-        /// larger bursts: a message held costs about 600 bytes, and about 250 more while its
-        /// batch is prepared and committed.
-        public var maxPendingEvents: Int = 12_288
+        /// moment later). Past this, ``overflowPolicy`` applies. Default: 6,144: about 6 MB of
+        /// messages with a line of text and some metadata (a message held costs about 1 KB with
+        /// its share of the batch being committed and the allocator's slack), some 15 ms of the
+        /// writer's work at full speed, three times OpenTelemetry's default batch queue, and a
+        /// few seconds of a busy server's logging while the disk stalls. Raise it for larger
+        /// bursts, at about 1 KB an event.
+        public var maxPendingEvents: Int = 6_144
 
         /// How many bytes of logged events (estimated: texts, bodies, a fixed cost per event)
         /// may wait for the writer, counting those it is committing, those whose commit failed

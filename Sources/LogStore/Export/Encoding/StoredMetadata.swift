@@ -25,9 +25,10 @@ enum StoredMetadata {
     /// all, not even `prefix`, when it holds no key); `false`, and nothing appended, for a
     /// shape it leaves to the dictionary path.
     static func appendText(
-        _ json: UnsafeBufferPointer<UInt8>, prefix: StaticString, to output: inout [UInt8], scratch: inout [UInt8]
+        _ json: UnsafeBufferPointer<UInt8>, prefix: StaticString, tables: TextScalarTables = .current,
+        to output: inout [UInt8], scratch: inout [UInt8]
     ) -> Bool {
-        append(json, .text, prefix: prefix, to: &output, scratch: &scratch)
+        append(json, .text(tables), prefix: prefix, to: &output, scratch: &scratch)
     }
 
     private static func append(
@@ -53,7 +54,7 @@ enum StoredMetadata {
 private struct StoredMetadataWriter {
     enum Form {
         case json(EscapeRules)
-        case text
+        case text(TextScalarTables)
     }
 
     /// Input left to the dictionary path. Carries nothing, so a typed throw of it allocates nothing.
@@ -83,15 +84,19 @@ private struct StoredMetadataWriter {
     /// after `prefix`, and a nested object in braces.
     private mutating func object(depth: Int, prefix: StaticString, to output: inout [UInt8]) throws(Unsupported) {
         guard depth <= StoredMetadata.maximumDepth else { throw Unsupported() }
+        // The text form's keys are text scalars: `rules` are the JSON form's alone.
         let isText: Bool
-        let rules: EscapeRules
+        let rules: EscapeRules?
+        let tables: TextScalarTables?
         switch form {
         case .json(let jsonRules):
             isText = false
             rules = jsonRules
-        case .text:
+            tables = nil
+        case .text(let textTables):
             isText = true
-            rules = .quotedText
+            rules = nil
+            tables = textTables
         }
         let isBare = isText && depth == 1
         position += 1
@@ -113,10 +118,10 @@ private struct StoredMetadataWriter {
                     output.append(isText ? Byte.space : Byte.comma)
                 }
                 let keyBytes = UnsafeBufferPointer(rebasing: input[key])
-                if isText {
-                    output.append(textScalar: keyBytes)
+                if let tables {
+                    output.append(textScalar: keyBytes, tables)
                     output.append(Byte.equals)
-                } else {
+                } else if let rules {
                     output.append(Byte.quote)
                     output.append(escaping: keyBytes, rules)
                     output.append(Byte.quote)
@@ -176,8 +181,8 @@ private struct StoredMetadataWriter {
                     output.append(Byte.quote)
                     output.append(escaping: text, rules)
                     output.append(Byte.quote)
-                case .text:
-                    output.append(textScalar: text)
+                case .text(let tables):
+                    output.append(textScalar: text, tables)
                 }
             }
         case Byte.openBrace: try object(depth: depth + 1, prefix: "", to: &output)
