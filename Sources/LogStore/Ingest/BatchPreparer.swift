@@ -146,6 +146,9 @@ final class BatchPreparer: Sendable {
         storedKeys: ([SHA1.Digest]) throws -> Set<SHA1.Digest>
     ) -> PreparedBatch {
         var batch = batch
+        // A bridge's metadata becomes the store's first: everything after sees each message as
+        // the store's own call would have made it.
+        LogStore.Event.resolveDeferredMetadata(in: &taken.events)
         // Secrets go first: before the hook sees the event, before bodies are hashed.
         TaskPreparation.redactNetworkEvents(&taken.events, with: redaction)
         if let willHandleEvent {

@@ -40,6 +40,16 @@ extension LogStore {
             public var threadID: Int32
             /// The caller thread's name, when it has one.
             public var threadName: String?
+            /// Metadata a bridge handed over in its own form (a swift-log call's dictionaries),
+            /// which the writer makes into ``metadata`` before anything else reads the event:
+            /// see ``DeferredMetadata``. Nil once resolved, and for the store's own calls.
+            var deferredMetadata: (any DeferredMetadata)?
+
+            // The public fields only: deferred metadata is resolved before an event reaches
+            // anyone who could encode it (hooks, subscribers).
+            private enum CodingKeys: String, CodingKey {
+                case createdAt, label, level, message, metadata, file, function, line, threadID, threadName
+            }
 
             /// Creates a message event.
             // Not inlined: called, it builds the message in place in the event's box; inlined
@@ -61,6 +71,42 @@ extension LogStore {
                 self.threadID = threadID
                 self.threadName = threadName
             }
+
+            /// A message whose metadata the writer resolves (``DeferredMetadata``).
+            // Not inlined, for the public initializer's reason.
+            @inline(never)
+            init(
+                createdAt: Date, label: String, level: Level, message: String,
+                deferredMetadata: any DeferredMetadata,
+                file: String, function: String, line: UInt, threadID: Int32, threadName: String?
+            ) {
+                self.createdAt = createdAt
+                self.label = label
+                self.level = level
+                self.message = message
+                self.metadata = nil
+                self.deferredMetadata = deferredMetadata
+                self.file = file
+                self.function = function
+                self.line = line
+                self.threadID = threadID
+                self.threadName = threadName
+            }
+
+            /// Messages compare by their fields, metadata by its content (deferred metadata
+            /// as the writer will resolve it).
+            public static func == (lhs: MessageCreated, rhs: MessageCreated) -> Bool {
+                lhs.createdAt == rhs.createdAt && lhs.label == rhs.label && lhs.level == rhs.level
+                    && lhs.message == rhs.message && lhs.file == rhs.file && lhs.function == rhs.function
+                    && lhs.line == rhs.line && lhs.threadID == rhs.threadID && lhs.threadName == rhs.threadName
+                    && lhs.resolvedMetadata == rhs.resolvedMetadata
+            }
+
+            /// ``metadata``, or the deferred metadata resolved (without storing it).
+            var resolvedMetadata: Metadata? {
+                if let deferredMetadata { return deferredMetadata.resolve() }
+                return metadata
+            }
         }
 
         /// Whether this is one of the network task events (which redaction rewrites).
@@ -74,7 +120,10 @@ extension LogStore {
         var estimatedSize: Int {
             switch self {
             case .messageStored(let message):
+                // Deferred metadata counts as its bridge estimated it when the call was made:
+                // the buffer must subtract what it added.
                 return Self.estimatedSize(message: message.message, metadata: message.metadata)
+                    + (message.deferredMetadata?.estimatedSize ?? 0)
             case .networkTaskCreated, .networkTaskProgressUpdated: return 512
             case .networkTaskCompleted(let task):
                 // Both request bodies count when both were given (NetworkLogger passes the same

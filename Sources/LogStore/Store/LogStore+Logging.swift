@@ -77,6 +77,29 @@ extension LogStore {
         await core.ingestSuspending(event)
     }
 
+    /// Logs a message from a bridge whose metadata the writer converts (``DeferredMetadata``):
+    /// ``storeMessage(createdAt:label:level:message:metadata:file:function:line:)`` for a caller
+    /// whose metadata is in another API's form, which only queues it as given.
+    ///
+    /// - Parameters:
+    ///   - metadata: made only when the message is kept; estimated, not converted, here.
+    nonisolated func storeMessage(
+        label: String, level: Level, message: @autoclosure () -> String,
+        deferredMetadata metadata: @autoclosure () -> any DeferredMetadata,
+        file: String, function: String, line: UInt
+    ) {
+        guard level >= core.minimumLevel, core.isWritable else { return }
+        let text = message()
+        let metadata = metadata()
+        let size = Event.estimatedSize(message: text, metadata: nil) + metadata.estimatedSize
+        let thread = CallingThread.current
+        let event = Event.messageStored(
+            Event.MessageCreated(
+                createdAt: Date(), label: label, level: level, message: text, deferredMetadata: metadata,
+                file: file, function: function, line: line, threadID: thread.id, threadName: thread.name))
+        core.ingest(event, level: level, size: size)
+    }
+
     /// The event of a logging call, stamped with the calling thread.
     private static func messageEvent(
         createdAt: Date, label: String, level: Level, message: consuming String, metadata: consuming Metadata?,

@@ -94,11 +94,17 @@ public struct LogStoreLogHandler: LogHandler {
     }
 
     /// Stores one event. swift-log has already checked ``logLevel``; the store checks its own
-    /// minimum level before the text and metadata are built.
+    /// minimum level before anything else is done.
+    ///
+    /// The metadata provider is called here, on the caller's thread (its values come from the
+    /// caller's task locals), and an error described; the metadata is merged and converted into
+    /// the store's by the writer, off the caller's thread, before `willHandleEvent`, subscribers
+    /// or the database see it.
     public func log(event: LogEvent) {
         store.storeMessage(
             label: label, level: LogStore.Level(event.level), message: event.message.description,
-            metadata: storedMetadata(of: event), file: event.file, function: event.function, line: event.line)
+            deferredMetadata: SwiftLogCallMetadata(event: event, handler: metadata, provider: metadataProvider),
+            file: event.file, function: event.function, line: event.line)
     }
 }
 #endif
