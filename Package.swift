@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "LogStore",
             dependencies: [
-                "CSQLite", "CZlib", "CLZ4", "CLinux",
+                "CSQLite", "CZlib", "CLZ4",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",

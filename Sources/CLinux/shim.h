@@ -15,7 +15,3 @@ int accept4(int sockfd, void *addr, unsigned int *addrlen, int flags);
 // plain-type declaration as above: `void *` for posix_spawn_file_actions_t *.
 int posix_spawn_file_actions_addclosefrom_np(void *actions, int from);
 
-// For the exports: start writing a file's range back to disk without waiting for it (a GNU
-// extension <fcntl.h> declares only under _GNU_SOURCE). Plain types as above: off64_t is long
-// on Linux's 64-bit targets. SYNC_FILE_RANGE_WRITE is 2 (<bits/fcntl-linux.h>).
-int sync_file_range(int fd, long offset, long count, unsigned int flags);

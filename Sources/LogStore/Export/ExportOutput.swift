@@ -1,4 +1,3 @@
-import CLinux
 import Foundation
 import Glibc
 
@@ -14,9 +13,6 @@ final class ExportOutput {
     /// Bytes handed over so far (written or buffered).
     var byteCount: Int64 { written + Int64(buffer.bytes.count) }
     private var written: Int64 = 0
-    /// Where the range not yet handed to the disk's writeback starts (``startWriteback()``).
-    private var writebackStart: Int64 = 0
-    private static let writebackStride: Int64 = 1 << 20
 
     init(descriptor: Int32, url: URL) {
         self.descriptor = descriptor
@@ -50,20 +46,5 @@ final class ExportOutput {
         written += Int64(buffer.bytes.count)
         buffer.reset()
         if let failure { throw LogStoreError.fileSystem(url, operation: "write", errno: failure.code) }
-        if written - writebackStart >= Self.writebackStride { startWriteback() }
-    }
-
-    /// Starts writing what was written since the last call back to disk, without waiting.
-    ///
-    /// An export ends with `fsync`, which otherwise found the whole file dirty in the page cache
-    /// and waited for all of it: the disk idled while rows were formatted, then the CPU while
-    /// the disk wrote. Handing each megabyte over as it is written overlaps the two (a text
-    /// export of 200k messages: 0.53 s, of which 0.19 s of CPU, most of the rest the final
-    /// `fsync`). A failure here is not reported: this is a hint, and the final `fsync` reports
-    /// any error writing back.
-    private func startWriteback() {
-        let syncFileRangeWrite: UInt32 = 2
-        _ = sync_file_range(descriptor, Int(writebackStart), Int(written - writebackStart), syncFileRangeWrite)
-        writebackStart = written
     }
 }
