@@ -14,4 +14,3 @@ int accept4(int sockfd, void *addr, unsigned int *addrlen, int flags);
 // (glibc 2.34 and later; a GNU extension <spawn.h> declares only under _GNU_SOURCE). The same
 // plain-type declaration as above: `void *` for posix_spawn_file_actions_t *.
 int posix_spawn_file_actions_addclosefrom_np(void *actions, int from);
-
