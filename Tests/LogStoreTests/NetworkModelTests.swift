@@ -143,6 +143,25 @@ struct NetworkModelTests {
         #expect(NetworkResponse().contentType == nil)
     }
 
+    @Test func headerNamesMatchInAnyCaseAsLowercasingWould() {
+        // ASCII names are compared without lowercased copies; the answers are those of
+        // comparing `lowercased()` copies, Unicode case mapping included.
+        let pairs: [(String, String)] = [
+            ("Content-Encoding", "content-encoding"), ("CONTENT-ENCODING", "Content-Encoding"),
+            ("Content-Type", "Content-Encoding"), ("Content", "Content-Type"), ("", ""), ("", "A"),
+            ("x-\u{212A}ey", "X-KEY"), ("X-\u{212A}EY", "x-key"), ("X-Café", "x-CAFÉ"), ("X-Café", "X-Cafe"),
+            ("Ä", "ä"), ("[", "{"), ("@", "`"), ("A-Z", "a-z"),
+        ]
+        for (first, second) in pairs {
+            #expect(httpHeaderNamesMatch(first, second) == (first.lowercased() == second.lowercased()), "\(first) \(second)")
+            #expect(httpHeaderNamesMatch(second, first) == httpHeaderNamesMatch(first, second))
+        }
+        let headers = ["content-ENCODING": "gzip", "Accept": "*/*", "X-\u{212A}ey": "k"]
+        #expect(headers.httpHeaderValue("Content-Encoding") == "gzip")
+        #expect(headers.httpHeaderValue("x-key") == "k")
+        #expect(headers.httpHeaderValue("Content-Type") == nil)
+    }
+
     @Test func successMeansBelow400() {
         #expect(NetworkResponse(statusCode: 100).isSuccess)
         #expect(NetworkResponse(statusCode: 200).isSuccess)

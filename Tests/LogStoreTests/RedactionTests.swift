@@ -217,6 +217,28 @@ struct RedactionTests {
         #expect(Redaction.KeyPrecheck(names: ["clé"]) == nil)
     }
 
+    @Test func stringsEndAtTheirQuoteWhereverItFallsInAWord() {
+        // The scanner skips plain string bytes eight at a time: a quote, an escape or a control
+        // character at any offset must still be found, with ASCII or multi-byte text around it.
+        let redaction = Redaction(sensitiveJSONFields: ["password"])
+        for filler in ["a", "é"] {
+            for length in 0...20 {
+                let plain = String(repeating: filler, count: length)
+                for inner in ["", #"\""#, #"\\"#, #"\u0041"#, #"\n"#] {
+                    let value = plain + inner + plain
+                    let body = json(#"{"note":""# + value + #"","password":""# + value + #"","n":1}"#)
+                    let expected = json(#"{"note":""# + value + #"","password":"<private>","n":1}"#)
+                    #expect(redaction.redactBody(body, contentType: "application/json") == expected, "\(value)")
+                }
+                // An unescaped control character makes the body invalid JSON: it is kept as is.
+                for control in ["\n", "\t", "\u{1F}"] {
+                    let body = json(#"{"note":""# + plain + control + plain + #"","password":"x"}"#)
+                    #expect(redaction.redactBody(body, contentType: "application/json") == body)
+                }
+            }
+        }
+    }
+
     @Test func topLevelArraysAndBOMAreHandled() {
         let bom = Data([0xEF, 0xBB, 0xBF])
         let body = bom + json(#"[{"token": "\#(secret)"}]"#)

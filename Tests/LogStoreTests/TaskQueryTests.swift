@@ -231,6 +231,94 @@ struct TaskQueryTests {
         }
     }
 
+    /// Schema 13: the writer indexes the tasks it inserts, once per transaction (no insert
+    /// trigger). Each task is found once, a pending task completed in a later batch keeps one
+    /// entry, a filtered export's archive finds its copied tasks, and FTS5's check agrees with
+    /// the table.
+    @Test func pendingAndCompletedTasksAreEachIndexedOnce() async throws {
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url) { store in
+                let logger = NetworkLogger(store: store)
+                let (pending, completed) = (UUID(), UUID())
+                logger.logTaskCreated(taskID: pending, request: NetworkRequest(url: URL(string: "https://pending.example.com/a")))
+                logger.logTaskCreated(taskID: completed, request: NetworkRequest(url: URL(string: "https://logged.example.com/b")))
+                logger.logTaskCompleted(taskID: completed, response: NetworkResponse(statusCode: 200), error: nil)
+                for index in 0..<50 {
+                    store.storeRequest(
+                        NetworkRequest(url: URL(string: "https://stored.example.com/item/\(index)")),
+                        response: NetworkResponse(statusCode: 200), error: nil, data: nil)
+                }
+                try await store.flush()
+                // A second transaction: its completions are indexed by their own statement.
+                logger.logTaskCompleted(taskID: pending, response: NetworkResponse(statusCode: 201), error: nil)
+                store.storeRequest(
+                    NetworkRequest(url: URL(string: "https://later.example.com/c")),
+                    response: NetworkResponse(statusCode: 200), error: nil, data: nil)
+                try await store.flush()
+                #expect(try await store.count(TaskQuery(urlText: .plain("pending"))) == 1)
+                #expect(try await store.count(TaskQuery(urlText: .plain("logged"))) == 1)
+                #expect(try await store.count(TaskQuery(urlText: .plain("stored"))) == 50)
+                #expect(try await store.count(TaskQuery(urlText: .plain("example"))) == 53)
+
+                let archiveURL = url.deletingLastPathComponent().appendingPathComponent("stored.lsarchive")
+                _ = try await store.export(to: archiveURL, options: ExportOptions(tasks: TaskQuery(hosts: ["stored.example.com"])))
+                let archive = try await LogStore(archiveURL: archiveURL)
+                #expect(try await archive.count(TaskQuery(urlText: .plain("item"))) == 50)
+                #expect(try await archive.count(TaskQuery(urlText: .plain("logged"))) == 0)
+                try await archive.close()
+            }
+            try Self.checkSearchIndex(url)
+        }
+    }
+
+    /// A task created and completed in one transaction under another URL (its logger forgot the
+    /// creation, so the completion brings its own request): the update trigger takes out of
+    /// the index the URL the creation put in, which the writer therefore indexed first.
+    @Test func aTaskCompletedUnderAnotherURLInItsCreationsTransactionIsFoundByTheNewOne() async throws {
+        // Without group commit the writer takes the whole loop as one batch, one transaction.
+        var configuration = LogStore.Configuration()
+        configuration.isGroupCommitEnabled = false
+        try await withTemporaryStoreURL { url in
+            try await withStore(at: url, configuration: configuration) { store in
+                // One open task at most: each creation makes the logger forget the one before.
+                let logger = NetworkLogger(store: store, maxOpenTasks: 1)
+                let ids = (0..<20).map { _ in UUID() }
+                for (index, id) in ids.enumerated() {
+                    logger.logTaskCreated(taskID: id, request: NetworkRequest(url: URL(string: "https://before.example.com/\(index)")))
+                }
+                logger.logTaskCreated(taskID: UUID(), request: NetworkRequest(url: URL(string: "https://open.example.com/")))
+                for (index, id) in ids.enumerated() {
+                    logger.logTaskCompleted(
+                        taskID: id, response: NetworkResponse(statusCode: 200), error: nil,
+                        request: NetworkRequest(url: URL(string: "https://after.example.com/\(index)")))
+                }
+                try await store.flush()
+                #expect(try await store.count(TaskQuery(urlText: .plain("before"))) == 0)
+                #expect(try await store.count(TaskQuery(urlText: .plain("after"))) == 20)
+                #expect(try await store.count(TaskQuery(urlText: .plain("open"))) == 1)
+            }
+            try Self.checkSearchIndex(url)
+        }
+    }
+
+    @Test func aStoreFromVersion11IndexesTheTasksItGainsAfterMigrating() async throws {
+        try await withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("store-v11.logstore")
+            try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("store-v11.logstore"), to: url)
+            let before = try await withStore(at: url) { store in
+                let count = try await store.count(TaskQuery(urlText: .plain("migrated")))
+                store.storeRequest(
+                    NetworkRequest(url: URL(string: "https://migrated.example.com/new")),
+                    response: NetworkResponse(statusCode: 200), error: nil, data: nil)
+                try await store.flush()
+                #expect(try await store.count(TaskQuery(urlText: .plain("migrated"))) == count + 1)
+                return count
+            }
+            #expect(before == 0)
+            try Self.checkSearchIndex(url)
+        }
+    }
+
     @Test func theSweepLeavesNoGhostsAndMarksRemovedBodies() async throws {
         var configuration = SweepTests.lossless()
         configuration.sizeLimit = 2_000_000  // blobs may take 1.4 MB: the sweep drops the oldest bodies

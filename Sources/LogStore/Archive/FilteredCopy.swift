@@ -98,6 +98,8 @@ enum FilteredCopy {
         // As the writer keeps them: a task's technical message is not counted.
         try MessageCounts.rebuild(on: target)
         try MessageBlocks.recount(on: target)
+        // No insert trigger indexed the tasks copied (schema 13).
+        try target.execute(Tasks.rebuildSearchSQL)
         try target.execute("""
             \(relinking("task_heads", from: "request_head_id", "response_head_id"))
             \(relinking("blobs", from: "request_body_id", "response_body_id"))

@@ -12,7 +12,7 @@ enum Migrations {
         Step(sql: Schema.version6), Step(sql: Schema.version7), Step(sql: Schema.version8),
         Step(sql: Schema.version9), Step(sql: Schema.version10),
         Step(sql: Schema.version11, apply: Schema.dropEmptyFirstPartition),
-        Step(sql: Schema.version12),
+        Step(sql: Schema.version12), Step(sql: Schema.version13),
     ]
 
     /// One migration.

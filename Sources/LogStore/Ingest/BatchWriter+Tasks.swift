@@ -22,6 +22,7 @@ extension BatchWriter {
             if let head { try releaseHead(head) }
         } else {
             nextTaskID = nil
+            tasksToIndex.append(connection.lastInsertRowID)
             history?.record(.task, .insert, id: connection.lastInsertRowID)
             if let head { created.creationHead.head?.didStore(rowID: head) }
         }
@@ -91,7 +92,7 @@ extension BatchWriter {
         if let pending {
             row = .pending(pending)
         } else {
-            try connection.cachedStatement(Tasks.insertCompletedSQL).bindAndRun(
+            try Self.kept(&insertCompletedTaskStatement, Tasks.insertCompletedSQL, on: connection).bindAndRun(
                 values + [.text(completed.taskID.uuidString), nextTaskID.map { .integer($0) } ?? .null])
             if connection.changes == 1 {
                 nextTaskID = nil
@@ -114,11 +115,15 @@ extension BatchWriter {
         switch row {
         case .inserted(let rowID):
             taskRowID = rowID
+            tasksToIndex.append(rowID)
             history?.record(.task, .insert, id: taskRowID)
         case .pending(let pending):
             // The creation stored a request head already; this completion's replaces it, unless
             // it is that same head, kept.
             if keptRequestHead == nil, let oldHead = pending.requestHeadID { try releaseHead(oldHead) }
+            // The update trigger takes the row's old URL out of `task_search`: a creation of
+            // this transaction must be in it first.
+            try indexInsertedTasks()
             values.append(.integer(pending.rowID))
             try connection.cachedStatement(Tasks.completePendingSQL).bindAndRun(values)
             taskRowID = pending.rowID
@@ -132,6 +137,23 @@ extension BatchWriter {
                 .integer(taskRowID), .integer(Int64(position)), .text(try Self.json(transaction)),
             ])
         }
+    }
+
+    /// Indexes the tasks this transaction inserted (and has not indexed yet) in `task_search`, in
+    /// one statement (see ``Schema/version13``): at the end of the transaction, and before a
+    /// pending task is completed. The rows are read as they are then, so the index holds what a
+    /// later `delete` reads from them.
+    func indexInsertedTasks() throws {
+        guard !tasksToIndex.isEmpty else { return }
+        var ids = "["
+        ids.reserveCapacity(tasksToIndex.count * 8 + 2)
+        for (position, id) in tasksToIndex.enumerated() {
+            if position > 0 { ids += "," }
+            ids += String(id)
+        }
+        ids += "]"
+        try connection.cachedStatement(Tasks.indexInsertedSQL).bindAndRun([.text(ids)])
+        tasksToIndex.removeAll(keepingCapacity: true)
     }
 
     /// The task's line in the message timeline: label "network" unless set, debug, or error

@@ -38,6 +38,11 @@ final class BatchWriter {
     /// connection's cache (hashing ~200 bytes of SQL) on every row cost more than binding it.
     private var insertMessageStatement: Statement?
     private var insertTechnicalMessageStatement: Statement?
+    /// The completed task's insert, kept for the same reason: its SQL is the longest of a task's.
+    var insertCompletedTaskStatement: Statement?
+    /// The tasks this transaction inserted, which `task_search` indexes in one statement before
+    /// it commits, or before one of them is updated (``Schema/version13``).
+    var tasksToIndex: [Int64] = []
 
     /// The messages of the batch being committed, laid out in the background (set by
     /// ``StoreWriter`` around its commits; events it does not cover are read from the events).
@@ -153,6 +158,7 @@ final class BatchWriter {
                 history?.record(.session, .insert, id: session.rowID)
             }
             batchRange = MessageRange()
+            tasksToIndex.removeAll(keepingCapacity: true)
             (nextMessageID, nextTaskID) = try IDFloors.nextIDs(connection)
             if let dropNotice { try insert(dropNotice) }
             let messages = preparedMessages
@@ -175,6 +181,7 @@ final class BatchWriter {
             }
             try recordBlock()
             try recordCounts()
+            try indexInsertedTasks()
         }
         sessionInsertToRecord = false
     }
@@ -225,11 +232,12 @@ final class BatchWriter {
     func close() {
         insertMessageStatement = nil
         insertTechnicalMessageStatement = nil
+        insertCompletedTaskStatement = nil
         connection.close()
     }
 
     /// The statement kept in `slot`, prepared on first use.
-    private static func kept(_ slot: inout Statement?, _ sql: String, on connection: Connection) throws -> Statement {
+    static func kept(_ slot: inout Statement?, _ sql: String, on connection: Connection) throws -> Statement {
         if let statement = slot { return statement }
         let statement = try connection.persistentStatement(sql)
         slot = statement

@@ -105,10 +105,11 @@ enum TaskPreparation {
     static func bodyKeys(_ prepared: [PreparedTask?]) -> [SHA1.Digest] {
         var seen: Set<SHA1.Digest> = []
         var keys: [SHA1.Digest] = []
-        for case let task? in prepared {
-            for case let body? in [task.requestBody, task.responseBody] where seen.insert(body.key).inserted {
-                keys.append(body.key)
-            }
+        // Only the keys are read, in place: copying each task (its bodies, heads and strings)
+        // and an array of its two bodies retained and released a dozen objects a task.
+        for index in prepared.indices {
+            if let key = prepared[index]?.requestBody?.key, seen.insert(key).inserted { keys.append(key) }
+            if let key = prepared[index]?.responseBody?.key, seen.insert(key).inserted { keys.append(key) }
         }
         return keys
     }
@@ -120,13 +121,15 @@ enum TaskPreparation {
     static func compressNewBodies(_ prepared: inout [PreparedTask?], stored: Set<SHA1.Digest>, level: Int) {
         var seen = stored
         var work: [(index: Int, isResponse: Bool, data: Data)] = []
-        for index in prepared.indices {
-            guard let task = prepared[index] else { continue }
-            for (isResponse, body) in [(false, task.requestBody), (true, task.responseBody)] {
-                // Known to be compressed already (by its type): nothing to try.
-                guard let body, body.compression == .untried, seen.insert(body.key).inserted else { continue }
-                work.append((index, isResponse, body.data))
-            }
+        // Each body is read in place (see ``bodyKeys(_:)``); one known to be compressed already
+        // (by its type) is not tried.
+        func consider(_ body: PreparedBlob?, of index: Int, isResponse: Bool) {
+            guard let body, case .untried = body.compression, seen.insert(body.key).inserted else { return }
+            work.append((index, isResponse, body.data))
+        }
+        for index in prepared.indices where prepared[index] != nil {
+            consider(prepared[index]?.requestBody, of: index, isResponse: false)
+            consider(prepared[index]?.responseBody, of: index, isResponse: true)
         }
         let items = work
         let results = concurrently(items.count) { range -> [(position: Int, compression: PreparedBlob.Compression)] in

@@ -9,9 +9,39 @@ extension Dictionary where Key == String, Value == String {
     /// header under two spellings.
     func httpHeaderValue(_ name: String) -> String? {
         if let value = self[name] { return value }
-        let lowered = name.lowercased()
-        return first { $0.key.lowercased() == lowered }?.value
+        return first { httpHeaderNamesMatch($0.key, name) }?.value
     }
+}
+
+/// Whether two header names are the same but for case, as `lowercased()` compares them. Two
+/// ASCII names are compared byte by byte without making lowercased copies: a missing header (the
+/// usual `Content-Encoding`) had every name of the dictionary lowercased, twice per task stored.
+func httpHeaderNamesMatch(_ first: String, _ second: String) -> Bool {
+    var left = first.utf8.makeIterator()
+    var right = second.utf8.makeIterator()
+    while true {
+        switch (left.next(), right.next()) {
+        case (nil, nil):
+            return true
+        case (let a?, let b?) where a < 0x80 && b < 0x80:
+            if a != b && asciiLowercase(a) != asciiLowercase(b) { return differentUnlessUnicode(first, second) }
+        default:
+            return differentUnlessUnicode(first, second)
+        }
+    }
+}
+
+/// Two names that differ in some ASCII byte or in length: different, unless one is not ASCII
+/// and Unicode case mapping makes them equal (the Kelvin sign lowercases to an ASCII "k").
+private func differentUnlessUnicode(_ first: String, _ second: String) -> Bool {
+    guard first.utf8.contains(where: { $0 >= 0x80 }) || second.utf8.contains(where: { $0 >= 0x80 }) else {
+        return false
+    }
+    return first.lowercased() == second.lowercased()
+}
+
+private func asciiLowercase(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
 }
 
 enum MediaType {

@@ -25,6 +25,17 @@ enum Tasks {
         ON CONFLICT (uuid) DO NOTHING
         """
 
+    /// Indexes in `task_search` the tasks whose ids are in the JSON array bound (schema 13: no
+    /// insert trigger does). One statement for a transaction's tasks: FTS5 then writes them as
+    /// one segment at commit.
+    static let indexInsertedSQL = """
+        INSERT INTO task_search (rowid, url, path)
+        SELECT id, url, path FROM tasks WHERE id IN (SELECT value FROM json_each(?))
+        """
+
+    /// Rebuilds `task_search` from `tasks`: for a copy of rows, which no insert trigger indexed.
+    static let rebuildSearchSQL = "INSERT INTO task_search (task_search) VALUES ('rebuild')"
+
     /// Completes a pending task's row; a completion without a description or direction keeps the
     /// creation's.
     static let completePendingSQL = """
