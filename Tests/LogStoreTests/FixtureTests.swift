@@ -455,6 +455,47 @@ import Testing
         }
     }
 
+    // MARK: Schema 12
+
+    /// `store-v12.logstore`'s contents (Fixtures/README.md).
+    private func checkV12Contents(_ store: LogStore) async throws {
+        #expect(try await store.count(MessageQuery()) == 400)
+        #expect(try await store.count(MessageQuery(includesTaskMessages: true)) == 438)
+        #expect(try await store.count(MessageQuery(levels: .warning ... .critical)) == 41)
+        #expect(try await store.count(MessageQuery(labels: ["http"])) == 92)
+        #expect(try await store.tasks(TaskQuery(states: [.success], limit: 100)).tasks.count == 30)
+        #expect(try await store.count(TaskQuery(urlText: .plain("catalog"))) == 14)
+        #expect(try await store.info().storeID == UUID(uuidString: "FE04D753-36CC-4D99-9830-91110C20C59E"))
+    }
+
+    /// Schema 13 drops the tasks' insert trigger: the writer indexes the tasks it inserts. A
+    /// store of schema 12 keeps its indexed tasks and indexes the ones it gains, once each.
+    @Test func storeV12IndexesTheTasksItGainsOnce() async throws {
+        try await withCopy(of: "store-v12.logstore") { url in
+            try await withStore(at: url, options: []) { store in
+                #expect(try await store.info().schemaVersion == LogStore.Version(Migrations.latestVersion, 0, 0))
+                try await checkV12Contents(store)
+                store.storeRequest(
+                    NetworkRequest(url: URL(string: "https://catalog.shop.internal/after-migration")),
+                    response: NetworkResponse(statusCode: 200), error: nil, data: nil)
+                try await store.flush()
+                #expect(try await store.count(TaskQuery(urlText: .plain("catalog"))) == 15)
+                #expect(try await store.count(TaskQuery(urlText: .plain("migration"))) == 1)
+            }
+            // FTS5's own check: every row of `tasks` is in `task_search` exactly as it reads.
+            try TaskQueryTests.checkSearchIndex(url)
+        }
+    }
+
+    @Test func storeV12OpensReadOnly() async throws {
+        try await withCopy(of: "store-v12.logstore") { url in
+            try await withStore(at: url, options: [.readonly]) { store in
+                #expect(try await store.info().schemaVersion == LogStore.Version(12, 0, 0))
+                try await checkV12Contents(store)
+            }
+        }
+    }
+
     // MARK: Archive format 1
 
     /// The archive of the previous version (schema 6, archive format 1; it records library
