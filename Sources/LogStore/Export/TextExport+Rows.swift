@@ -20,7 +20,6 @@ extension TextExport {
             line.append(byte: UInt8(ascii: " "))
             line.bytes.append(contentsOf: TextExport.levelColumns[Int(row.level.rawValue)])
             let tables = tables
-            let textScalars = textScalars
             labels.append(row.labelID, to: &line.bytes) { id, bytes in
                 bytes.append(UInt8(ascii: "["))
                 bytes.append(escaping: tables.labels.name(for: id), .label)

@@ -84,20 +84,8 @@ private struct StoredMetadataWriter {
     /// after `prefix`, and a nested object in braces.
     private mutating func object(depth: Int, prefix: StaticString, to output: inout [UInt8]) throws(Unsupported) {
         guard depth <= StoredMetadata.maximumDepth else { throw Unsupported() }
-        // The text form's keys are text scalars: `rules` are the JSON form's alone.
         let isText: Bool
-        let rules: EscapeRules?
-        let tables: TextScalarTables?
-        switch form {
-        case .json(let jsonRules):
-            isText = false
-            rules = jsonRules
-            tables = nil
-        case .text(let textTables):
-            isText = true
-            rules = nil
-            tables = textTables
-        }
+        if case .text = form { isText = true } else { isText = false }
         let isBare = isText && depth == 1
         position += 1
         if !isBare { output.append(Byte.openBrace) }
@@ -118,10 +106,11 @@ private struct StoredMetadataWriter {
                     output.append(isText ? Byte.space : Byte.comma)
                 }
                 let keyBytes = UnsafeBufferPointer(rebasing: input[key])
-                if let tables {
+                switch form {
+                case .text(let tables):
                     output.append(textScalar: keyBytes, tables)
                     output.append(Byte.equals)
-                } else if let rules {
+                case .json(let rules):
                     output.append(Byte.quote)
                     output.append(escaping: keyBytes, rules)
                     output.append(Byte.quote)
