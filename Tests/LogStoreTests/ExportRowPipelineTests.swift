@@ -11,7 +11,7 @@ import Testing
 
     @Test(arguments: [ExportFormat.text, .ndjson])
     func cancelledAtAnyMomentEndsPromptlyAndLeavesNoFile(_ format: ExportFormat) async throws {
-        try await withTemporaryStore { store, url in
+        try await withTemporaryStore(configuration: Self.configuration) { store, url in
             try await Self.fill(store, withMetadata: true)
             let exports = url.deletingLastPathComponent().appendingPathComponent("exports", isDirectory: true)
             try FileManager.default.createDirectory(at: exports, withIntermediateDirectories: true)
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func everyRowArrivesOnceInOrderAcrossChunksAndPages() async throws {
-        try await withTemporaryStore { store, url in
+        try await withTemporaryStore(configuration: Self.configuration) { store, url in
             try await Self.fill(store, withMetadata: false)
             let file = url.deletingLastPathComponent().appendingPathComponent("all.log")
             let report = try await store.export(to: file, format: .text)
@@ -60,16 +60,21 @@ import Testing
         }
     }
 
-    /// ``rows`` messages, `row 0` first, flushed in steps the default pending bound holds whole.
+    /// Logging waits for room rather than drop: the burst is larger than the pending bound.
+    static var configuration: LogStore.Configuration {
+        var configuration = LogStore.Configuration()
+        configuration.overflowPolicy = .waitForSpace
+        return configuration
+    }
+
+    /// ``rows`` messages, `row 0` first, through `log`, which suspends while the buffer is full.
     private static func fill(_ store: LogStore, withMetadata: Bool) async throws {
-        for start in stride(from: 0, to: rows, by: 4_000) {
-            for index in start..<min(rows, start + 4_000) {
-                store.storeMessage(
-                    createdAt: ExportFixture.at(Double(index)), label: "bulk", level: .info,
-                    message: "row \(index)", metadata: withMetadata ? ["n": "\(index)"] : nil)
-            }
-            try await store.flush()
+        for index in 0..<rows {
+            await store.log(
+                createdAt: ExportFixture.at(Double(index)), label: "bulk", level: .info,
+                message: "row \(index)", metadata: withMetadata ? ["n": "\(index)"] : nil)
         }
+        try await store.flush()
         #expect(try await store.info().droppedEventCount == 0)
     }
 }
