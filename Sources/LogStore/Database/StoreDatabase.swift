@@ -51,13 +51,20 @@ enum StoreDatabase {
     /// Bounds the WAL of a store on disk (not an unsafe or in-memory one): after a checkpoint it
     /// is cut back to a sixteenth of the size limit (256 KiB–64 MiB), or it would keep the size of
     /// the largest transaction ever written.
-    static func limitWAL(_ connection: Connection, sizeLimit: Int64) throws(DatabaseError) {
+    ///
+    /// - Returns: the WAL's sizes in frames at which ``WALCheckpointer`` checkpoints in the
+    ///   background (half that sixteenth, at most SQLite's default of 1,000 pages: 4 MB, 6 % of a
+    ///   64 MB limit) and at which the writer's commit copies the rest itself so the WAL starts
+    ///   over (four times that, within the sixteenth).
+    static func limitWAL(
+        _ connection: Connection, sizeLimit: Int64
+    ) throws(DatabaseError) -> (checkpointFrames: Int, restartFrames: Int) {
         let walLimit = min(max(sizeLimit / 16, 256 << 10), 64 << 20)
         try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
-        // Checkpoint once the WAL holds half that (SQLite's default, 1,000 pages, is 4 MB:
-        // 6 % of a 64 MB limit, before the transaction that crosses it).
         let pageSize = try connection.pageSize() ?? 4096
-        try connection.execute("PRAGMA wal_autocheckpoint = \(min(1_000, max(64, walLimit / 2 / pageSize)))")
+        let limitFrames = Int(walLimit / pageSize)
+        let checkpointFrames = min(1_000, max(64, limitFrames / 2))
+        return (checkpointFrames, max(checkpointFrames, min(4 * checkpointFrames, limitFrames)))
     }
 
     /// The damage `PRAGMA quick_check` finds in a store of an older schema, nil when none or when

@@ -84,6 +84,18 @@ final class BatchWriter {
     /// maintenance), so the next batch's transaction records its insert.
     private var sessionInsertToRecord = false
 
+    /// Copies the WAL into the database in the background (nil for a store in memory or
+    /// opened `.unsafe`, which has no WAL). The writer's own checkpoints go through
+    /// ``checkpoint(_:)``, which waits for its pass.
+    var walCheckpointer: WALCheckpointer?
+
+    /// Checkpoints on the writer's connection, with no background pass under way: SQLite runs
+    /// one checkpoint at a time and would report this one busy.
+    func checkpoint(_ mode: Connection.CheckpointMode) throws(DatabaseError) {
+        guard let walCheckpointer else { return try connection.checkpoint(mode) }
+        try walCheckpointer.exclusively { () throws(DatabaseError) in try connection.checkpoint(mode) }
+    }
+
     /// The bodies of network tasks.
     let blobs: BlobStore
     /// Bodies larger than this are not stored (``LogStore/Configuration/bodySizeLimit``).
@@ -230,6 +242,8 @@ final class BatchWriter {
     /// would keep the connection open as a zombie (`sqlite3_close_v2`), with its descriptors
     /// and its locks, after the store's close returned.
     func close() {
+        walCheckpointer?.detach(from: connection)
+        walCheckpointer = nil
         insertMessageStatement = nil
         insertTechnicalMessageStatement = nil
         insertCompletedTaskStatement = nil

@@ -223,7 +223,7 @@ final class StoreCore: Sendable {
                 // A failure (an I/O error) is reported after any commit failure; the next open
                 // replays the WAL.
                 checkpoint.capture { () throws(DatabaseError) in
-                    try writer.connection.checkpoint(.truncate)
+                    try writer.checkpoint(.truncate)
                 }
                 writer.close()
             },

@@ -79,7 +79,7 @@ enum StoreOpener {
         }
 
         let connection = try openWriter(directory: directory, options: options)
-        let prepared: (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?)
+        let prepared: (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?, checkpointer: WALCheckpointer?)
         do {
             prepared = try prepareWriter(
                 connection, directory: directory, options: options, configuration: configuration,
@@ -98,6 +98,10 @@ enum StoreOpener {
             transactionByteLimit: BatchWriter.transactionByteLimit(sizeLimit: configuration.sizeLimit),
             searchPartitionBytes: configuration.sizeLimit / SearchIndex.partitionsPerStore)
         batchWriter.history = prepared.history
+        if let checkpointer = prepared.checkpointer {
+            checkpointer.attach(to: connection)
+            batchWriter.walCheckpointer = checkpointer
+        }
         if prepared.history == nil && configuration.history == nil {
             batchWriter.lateHistory = { connection in
                 guard try connection.integer(HistoryTables.anyAuthorSQL) != nil else { return nil }
@@ -155,9 +159,12 @@ enum StoreOpener {
     private static func prepareWriter(
         _ connection: Connection, directory: URL, options: LogStore.Options,
         configuration: LogStore.Configuration, manifest: Manifest, session: LogStore.Session
-    ) throws -> (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?) {
+    ) throws -> (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?, checkpointer: WALCheckpointer?) {
+        var checkpointer: WALCheckpointer?
         if !options.contains(.unsafe) && !options.contains(.inMemory) {
-            try StoreDatabase.limitWAL(connection, sizeLimit: configuration.sizeLimit)
+            let frames = try StoreDatabase.limitWAL(connection, sizeLimit: configuration.sizeLimit)
+            checkpointer = try WALCheckpointer(
+                path: connection.path, checkpointFrames: frames.checkpointFrames, restartFrames: frames.restartFrames)
         }
         try checkIdentity(
             directory: directory, manifest: manifest,
@@ -184,7 +191,7 @@ enum StoreOpener {
         let blobs = try BlobStore(
             connection: connection, directory: options.contains(.inMemory) ? nil : directory,
             settings: BlobStore.Settings(configuration: configuration, options: options))
-        return (lock, current, sessionRecord, blobs, history)
+        return (lock, current, sessionRecord, blobs, history, checkpointer)
     }
 
     /// The database must be this store's: another store's WAL (or database file) beside the

@@ -305,7 +305,7 @@ extension BatchWriter {
     /// - Returns: whether it was dropped.
     func dropSearchPartition(_ partition: SearchPartitions.Partition) throws -> Bool {
         let dropped = try SearchIndex.drop(partition, self)
-        try connection.checkpoint(.passive)
+        try checkpoint(.passive)
         return dropped
     }
 
@@ -322,7 +322,7 @@ extension BatchWriter {
     func vacuum(pages: Int) throws -> Int {
         // In a transaction of the writer's, so it counts itself in the store's identity row.
         try transaction { try connection.incrementalVacuum(pages: max(1, pages)) }
-        try connection.checkpoint(.passive)
+        try checkpoint(.passive)
         return Int(try connection.freelistCount() ?? 0)
     }
 
@@ -335,8 +335,8 @@ extension BatchWriter {
     ///   writer left without it would fail at the next lock another process holds.
     func truncateWAL() throws {
         try connection.setBusyTimeout(milliseconds: 0)
-        let checkpoint = Result { () throws(DatabaseError) in try connection.checkpoint(.truncate) }
+        let truncated = Result { () throws(DatabaseError) in try checkpoint(.truncate) }
         try connection.setBusyTimeout()
-        try checkpoint.get()
+        try truncated.get()
     }
 }
