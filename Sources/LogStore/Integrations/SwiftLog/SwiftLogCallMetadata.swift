@@ -18,11 +18,14 @@ final class SwiftLogCallMetadata: DeferredMetadata {
     private let errorType: String?
     let estimatedSize: Int
 
-    init(event: LogEvent, handler: Logger.Metadata, provider: Logger.MetadataProvider?) {
+    // `borrowing`: an initializer's argument is passed owned, which made the handler copy the
+    // event to pass it and this initializer copy it again to keep it, then destroy the argument
+    // (a tenth of the call, in three runtime calls on every field).
+    init(event: borrowing LogEvent, handler: Logger.Metadata, provider: Logger.MetadataProvider?) {
         self.handler = handler
         self.provided = provider?.get() ?? [:]
         // The event is kept as it is (one copy); its error is read only here.
-        self.event = event
+        self.event = copy event
         if let error = event.error {
             errorMessage = String(describing: error)
             errorType = String(reflecting: type(of: error))
