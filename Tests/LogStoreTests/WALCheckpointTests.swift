@@ -9,11 +9,13 @@ import Testing
 /// the rest itself (`WALCheckpointer`).
 @Suite("WAL checkpoints in the background")
 struct WALCheckpointTests {
-    /// A 16 MB limit bounds the WAL at a sixteenth, 1 MiB (256 pages): a pass starts every 128
-    /// pages, the writer copies what is left at 256, and a transaction writes at most 1 MiB.
+    /// A 16 MB limit bounds the WAL at a sixteenth, 1 MB (244 pages of 4 KiB): a pass starts
+    /// every 122 pages, the writer copies what is left at 244, and a transaction writes at most
+    /// 1 MiB of events.
     static let sizeLimit: Int64 = 16_000_000
-    static let walBound: Int64 = 1 << 20
+    static let walBound: Int64 = 1_000_000
     static let transactionBytes: Int64 = 1 << 20
+    static let restartBytes: Int64 = 244 * 4096
 
     static var configuration: LogStore.Configuration {
         var configuration = LogStore.Configuration()
@@ -30,7 +32,36 @@ struct WALCheckpointTests {
         }
     }
 
-    @Test func theWALStaysWithinItsBoundWhileAWriterLogsWithoutPause() async throws {
+    /// Between the two marks only the thread copies: the database file grows while the WAL has
+    /// not reached the writer's own copy.
+    @Test(.timeLimit(.minutes(TimeScale.minutes(2))))
+    func theThreadCopiesTheWALBeforeTheWriterHasTo() async throws {
+        try await withTemporaryStoreURL { url in
+            // Created and closed first: the new schema's pages would fill the WAL on their own.
+            try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration).close()
+            let store = try await LogStore(storeURL: url, options: [], configuration: Self.configuration)
+            let watch = FileSizeWatch(url.appendingPathComponent("logs.sqlite-wal"))
+            let database = url.appendingPathComponent("logs.sqlite")
+            let sizeBefore = FileSizeWatch.size(of: database)
+            try await watch.whileWatching {
+                // A page each, some 160 pages in a few transactions: past the first mark, short of
+                // the second.
+                let text = String(repeating: "y", count: 3_000)
+                for index in 0..<120 { store.storeMessage(label: "big", level: .info, message: "\(index) \(text)") }
+                try await store.flush()
+                let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(20))  // a bound, not a wait
+                while FileSizeWatch.size(of: database) < sizeBefore + 400_000, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            try #require(watch.largest < Self.restartBytes, "the WAL reached the writer's mark: \(watch.largest) bytes")
+            #expect(FileSizeWatch.size(of: database) >= sizeBefore + 400_000)
+            try await store.close()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(TimeScale.minutes(2))))
+    func theWALStaysWithinItsBoundWhileAWriterLogsWithoutPause() async throws {
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration)
             let watch = FileSizeWatch(url.appendingPathComponent("logs.sqlite-wal"))
@@ -51,7 +82,8 @@ struct WALCheckpointTests {
         }
     }
 
-    @Test func aSecondProcessWritingTheStoreNeitherLosesRowsNorUnboundsTheWAL() async throws {
+    @Test(.timeLimit(.minutes(TimeScale.minutes(3))))
+    func aSecondProcessWritingTheStoreNeitherLosesRowsNorUnboundsTheWAL() async throws {
         try await withTemporaryStoreURL { url in
             let store = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration)
             let watch = FileSizeWatch(url.appendingPathComponent("logs.sqlite-wal"))
@@ -78,13 +110,20 @@ struct WALCheckpointTests {
         }
     }
 
-    @Test func storesOpenedAndClosedAgainAndAgainLeaveNoCheckpointThreadBehind() async throws {
+    @Test(.timeLimit(.minutes(TimeScale.minutes(3))))
+    func storesOpenedAndClosedAgainAndAgainLeaveNoCheckpointThreadBehind() async throws {
         try await withTemporaryStoreURL { url in
             for round in 0..<40 {
                 let store = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration)
                 Self.log(1_000, label: "round\(round)", into: store)
-                // The count below sees the thread.
-                if round == 0 { #expect(Self.checkpointThreads() >= 1) }
+                if round == 0 {
+                    // The count below sees the thread (which names itself once it runs).
+                    let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(20))  // a bound, not a wait
+                    while Self.checkpointThreads() == 0, ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                    #expect(Self.checkpointThreads() >= 1)
+                }
                 try await store.close()
             }
             // Other tests' stores may be open meanwhile, each with its thread; forty left

@@ -8,22 +8,25 @@ import Foundation
 /// reads every frame back, writes it into the database file and waits for two fsyncs. On the
 /// 1M-message benchmark that was about a quarter of the writer's wall time. Here the writer's
 /// commits only ask (a WAL hook, which replaces the automatic checkpoint), and this thread runs
-/// passive checkpoints on its own connection, which never block the writer nor readers
+/// passive checkpoints on its own connection, which block neither the writer nor readers
 /// (sqlite.org/c3ref/wal_checkpoint_v2.html).
 ///
 /// A passive checkpoint cannot start the WAL over. SQLite does that when a write transaction
 /// begins with every frame copied, and under steady load the writer has begun its next
 /// transaction before a background pass ends. So once the WAL holds ``restartFrames``, the
 /// commit that crossed it waits for the pass under way and copies what is left itself, as the
-/// automatic checkpoint would; the writer's next transaction then starts the WAL over. The WAL
-/// stays within ``restartFrames`` plus one transaction, as it stayed within the automatic
-/// threshold plus one.
+/// automatic checkpoint would; the writer's next transaction then starts the WAL over. Without
+/// readers on older snapshots the WAL stays within ``restartFrames`` plus one transaction, as it
+/// stayed within the automatic threshold plus one. A reader on an older snapshot (a long query,
+/// an export, another process) stops every copy at that snapshot and keeps the WAL from starting
+/// over until it moves on, as it did with the automatic checkpoint.
 ///
 /// A checkpoint that fails leaves its frames in the WAL for the next one, as SQLite's automatic
 /// checkpoint does; another process's checkpoint under way is not a failure.
 final class WALCheckpointer: @unchecked Sendable {
-    // Safe: `state` is read and written only with `condition` locked; `connection` is used only
-    // by the thread (`run()`), which closes it before it ends.
+    // Safe: `state` is read and written only with `condition` locked. `connection` is used by
+    // `init`, then only by the thread (`run()`, after `Thread.start` ordered it), which closes it
+    // before it ends; never attached, it is closed by `deinit` once nothing else holds it.
     private let condition = NSCondition()
     private var state = State()
     private let connection: Connection
@@ -40,13 +43,20 @@ final class WALCheckpointer: @unchecked Sendable {
         /// The writer is checkpointing itself; no pass starts meanwhile.
         var isPaused = false
         var isStopping = false
+        /// The thread runs (set by the thread itself: `detach` waits only for a thread that began).
+        var hasBegun = false
         var hasEnded = false
-        var isStarted = false
     }
 
     /// Opens the thread's connection to the database at `path`.
     init(path: String, checkpointFrames: Int, restartFrames: Int) throws(DatabaseError) {
         connection = try Connection(path: path, mode: .readWrite(create: false))
+        // A passive checkpoint never waits; the read below may (a recovery under way), as the
+        // writer's and readers' do.
+        try connection.setBusyTimeout()
+        // Never the last connection to close (the writer's closes after it), and if it were, the
+        // writer's own close decides what is copied.
+        _ = logstore_sqlite_db_config_flag(connection.handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
         // A checkpoint on a connection that never read may find no WAL open yet.
         _ = try connection.schemaVersion()
         self.checkpointFrames = max(1, checkpointFrames)
@@ -57,7 +67,6 @@ final class WALCheckpointer: @unchecked Sendable {
     /// checkpoint, and starts the thread. `writer` must be closed or given back with
     /// ``detach(from:)`` before this object goes.
     func attach(to writer: Connection) {
-        condition.withLock { state.isStarted = true }
         let thread = Thread { [self] in
             // Set on the thread (a name set before the start does not reach the kernel on Linux),
             // within the kernel's 15 bytes.
@@ -65,8 +74,9 @@ final class WALCheckpointer: @unchecked Sendable {
             run()
         }
         thread.start()
-        sqlite3_wal_hook(writer.handle, { context, database, _, frames in
-            guard let context, let database else { return SQLITE_OK }
+        sqlite3_wal_hook(writer.handle, { context, database, name, frames in
+            // The store's own database only: an attached one has a WAL of its own.
+            guard let context, let database, let name, strcmp(name, "main") == 0 else { return SQLITE_OK }
             Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue()
                 .committed(frames: Int(frames), on: database)
             return SQLITE_OK
@@ -77,10 +87,10 @@ final class WALCheckpointer: @unchecked Sendable {
     func detach(from writer: Connection) {
         sqlite3_wal_hook(writer.handle, nil, nil)
         condition.withLock {
-            guard state.isStarted else { return }
+            // A thread that has not begun yet finds `isStopping` set and ends at once.
             state.isStopping = true
             condition.broadcast()
-            while !state.hasEnded { condition.wait() }
+            while state.hasBegun && !state.hasEnded { condition.wait() }
         }
     }
 
@@ -106,7 +116,7 @@ final class WALCheckpointer: @unchecked Sendable {
     private func committed(frames: Int, on database: OpaquePointer) {
         if frames >= restartFrames {
             // The result is SQLite's automatic checkpoint's: a failure leaves the frames for later.
-            exclusively { _ = sqlite3_wal_checkpoint_v2(database, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
+            exclusively { _ = sqlite3_wal_checkpoint_v2(database, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
             // The next transaction starts the WAL over (or, with a reader in the way, grows it).
             condition.withLock { state.framesAtRequest = 0 }
         } else if frames >= checkpointFrames {
@@ -124,14 +134,14 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     private func run() {
+        condition.withLock { state.hasBegun = true }
         while waitForRequest() {
-            _ = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            _ = sqlite3_wal_checkpoint_v2(connection.handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             condition.withLock {
                 state.isRunning = false
                 condition.broadcast()
             }
         }
-        // The writer's connection is still open, so this is not the last one: no checkpoint.
         connection.close()
         condition.withLock {
             state.hasEnded = true

@@ -163,8 +163,14 @@ enum StoreOpener {
         var checkpointer: WALCheckpointer?
         if !options.contains(.unsafe) && !options.contains(.inMemory) {
             let frames = try StoreDatabase.limitWAL(connection, sizeLimit: configuration.sizeLimit)
-            checkpointer = try WALCheckpointer(
-                path: connection.path, checkpointFrames: frames.checkpointFrames, restartFrames: frames.restartFrames)
+            do {
+                checkpointer = try WALCheckpointer(
+                    path: connection.path, checkpointFrames: frames.checkpointFrames, restartFrames: frames.restartFrames)
+            } catch {
+                // Without the thread's connection the store still works: SQLite checkpoints in
+                // the commits, as it did before the thread.
+                try connection.execute("PRAGMA wal_autocheckpoint = \(frames.checkpointFrames)")
+            }
         }
         try checkIdentity(
             directory: directory, manifest: manifest,
