@@ -48,23 +48,31 @@ enum StoreDatabase {
         try connection.execute("PRAGMA synchronous = NORMAL")
     }
 
-    /// Bounds the WAL of a store on disk (not an unsafe or in-memory one): after a checkpoint it
-    /// is cut back to a sixteenth of the size limit (256 KiB–64 MiB), or it would keep the size of
-    /// the largest transaction ever written.
+    /// Bounds the WAL of a store on disk (not an unsafe or in-memory one) and sets up what copies
+    /// it into the database: after a checkpoint the WAL is cut back to a sixteenth of the size
+    /// limit (256 KiB–64 MiB), or it would keep the size of the largest transaction ever written.
     ///
-    /// - Returns: the WAL's sizes in frames at which ``WALCheckpointer`` checkpoints in the
-    ///   background (half that sixteenth, at most SQLite's default of 1,000 pages: 4 MB, 6 % of a
-    ///   64 MB limit) and at which the writer's commit copies the rest itself so the WAL starts
-    ///   over (four times that, within the sixteenth).
-    static func limitWAL(
-        _ connection: Connection, sizeLimit: Int64
-    ) throws(DatabaseError) -> (checkpointFrames: Int, restartFrames: Int) {
+    /// The checkpoints run on a ``WALCheckpointer``'s thread once the WAL holds half that
+    /// sixteenth (at most SQLite's default of 1,000 pages: 4 MB, 6 % of a 64 MB limit), and the
+    /// writer's commit copies the rest itself at four times that, within the sixteenth.
+    ///
+    /// - Returns: the checkpointer, to attach to the writer; nil when its connection could not
+    ///   open, and then SQLite checkpoints in the commits at the first mark, as it did before
+    ///   the thread: the store works either way.
+    static func limitWAL(_ connection: Connection, sizeLimit: Int64) throws(DatabaseError) -> WALCheckpointer? {
         let walLimit = min(max(sizeLimit / 16, 256 << 10), 64 << 20)
         try connection.execute("PRAGMA journal_size_limit = \(walLimit)")
         let pageSize = try connection.pageSize() ?? 4096
         let limitFrames = Int(walLimit / pageSize)
         let checkpointFrames = min(1_000, max(64, limitFrames / 2))
-        return (checkpointFrames, max(checkpointFrames, min(4 * checkpointFrames, limitFrames)))
+        do {
+            return try WALCheckpointer(
+                path: connection.path, checkpointFrames: checkpointFrames,
+                restartFrames: min(4 * checkpointFrames, limitFrames))
+        } catch {
+            try connection.execute("PRAGMA wal_autocheckpoint = \(checkpointFrames)")
+            return nil
+        }
     }
 
     /// The damage `PRAGMA quick_check` finds in a store of an older schema, nil when none or when

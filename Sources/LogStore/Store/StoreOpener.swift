@@ -79,7 +79,7 @@ enum StoreOpener {
         }
 
         let connection = try openWriter(directory: directory, options: options)
-        let prepared: (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?, checkpointer: WALCheckpointer?)
+        let prepared: PreparedWriter
         do {
             prepared = try prepareWriter(
                 connection, directory: directory, options: options, configuration: configuration,
@@ -91,6 +91,8 @@ enum StoreOpener {
         }
         let current = prepared.session
         let lock = prepared.lock
+        // Read before the writer takes the rest of `prepared` to its thread.
+        let historyAuthorID = prepared.history?.authorID
         let readsThroughWriter = options.contains(.inMemory) || options.contains(.unsafe)
         let batchWriter = BatchWriter(
             connection: connection, session: prepared.record, blobs: prepared.blobs,
@@ -118,7 +120,7 @@ enum StoreOpener {
         let core = StoreCore(
             directory: directory, options: options, configuration: configuration,
             buffer: buffer, writer: writer, readers: readers, manifest: manifest, lock: lock)
-        return Opened(core: core, session: current, historyAuthorID: prepared.history?.authorID)
+        return Opened(core: core, session: current, historyAuthorID: historyAuthorID)
     }
 
     /// The history a process opened without a history configuration records, once some author
@@ -154,23 +156,26 @@ enum StoreOpener {
         return connection.isInTransaction ? try register() : try connection.transaction(.immediate, register)
     }
 
+    /// What ``prepareWriter(_:directory:options:configuration:manifest:session:)`` made.
+    private struct PreparedWriter {
+        var lock: StoreLock?
+        var session: LogStore.Session
+        var record: SessionRecord
+        var blobs: BlobStore
+        var history: HistoryRecorder?
+        /// Not attached yet: the writer attaches it once nothing can fail any more.
+        var checkpointer: WALCheckpointer?
+    }
+
     /// The writer's part of the open that can still fail: settings, the identity check, the
     /// cleanup after a crash, this process's session and the blob store.
     private static func prepareWriter(
         _ connection: Connection, directory: URL, options: LogStore.Options,
         configuration: LogStore.Configuration, manifest: Manifest, session: LogStore.Session
-    ) throws -> (lock: StoreLock?, session: LogStore.Session, record: SessionRecord, blobs: BlobStore, history: HistoryRecorder?, checkpointer: WALCheckpointer?) {
+    ) throws -> PreparedWriter {
         var checkpointer: WALCheckpointer?
         if !options.contains(.unsafe) && !options.contains(.inMemory) {
-            let frames = try StoreDatabase.limitWAL(connection, sizeLimit: configuration.sizeLimit)
-            do {
-                checkpointer = try WALCheckpointer(
-                    path: connection.path, checkpointFrames: frames.checkpointFrames, restartFrames: frames.restartFrames)
-            } catch {
-                // Without the thread's connection the store still works: SQLite checkpoints in
-                // the commits, as it did before the thread.
-                try connection.execute("PRAGMA wal_autocheckpoint = \(frames.checkpointFrames)")
-            }
+            checkpointer = try StoreDatabase.limitWAL(connection, sizeLimit: configuration.sizeLimit)
         }
         try checkIdentity(
             directory: directory, manifest: manifest,
@@ -197,7 +202,9 @@ enum StoreOpener {
         let blobs = try BlobStore(
             connection: connection, directory: options.contains(.inMemory) ? nil : directory,
             settings: BlobStore.Settings(configuration: configuration, options: options))
-        return (lock, current, sessionRecord, blobs, history, checkpointer)
+        return PreparedWriter(
+            lock: lock, session: current, record: sessionRecord, blobs: blobs, history: history,
+            checkpointer: checkpointer)
     }
 
     /// The database must be this store's: another store's WAL (or database file) beside the
