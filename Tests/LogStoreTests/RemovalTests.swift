@@ -41,44 +41,36 @@ struct RemovalTests {
         return configuration
     }
 
-    static func fileSize(_ url: URL) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
-    }
-
     /// Samples the WAL's size and times `flush()` of one message at a time while `removal`
     /// runs: the largest of each.
     static func whileRemoving(
         _ store: LogStore, at url: URL, _ removal: @escaping @Sendable () async throws -> Void
     ) async throws -> (wal: Int64, stall: Duration) {
-        let wal = url.appendingPathComponent("logs.sqlite-wal")
+        let wal = FileSizeWatch(url.appendingPathComponent("logs.sqlite-wal"))
         let done = Recorder(false)
-        let sampler = Task {
-            var peak: Int64 = 0
-            while !done.current {
-                peak = max(peak, fileSize(wal))
-                try await Task.sleep(for: .milliseconds(2))
+        var stall: Duration = .zero
+        try await wal.whileWatching {
+            let logger = Task {
+                var longest: Duration = .zero
+                var i = 0
+                while !done.current {
+                    let start = ContinuousClock.now
+                    store.storeMessage(label: "during", level: .info, message: "during \(i)")
+                    try await store.flush()
+                    longest = max(longest, ContinuousClock.now - start)
+                    i += 1
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                return longest
             }
-            return max(peak, fileSize(wal))
-        }
-        let logger = Task {
-            var longest: Duration = .zero
-            var i = 0
-            while !done.current {
-                let start = ContinuousClock.now
-                store.storeMessage(label: "during", level: .info, message: "during \(i)")
-                try await store.flush()
-                longest = max(longest, ContinuousClock.now - start)
-                i += 1
-                try await Task.sleep(for: .milliseconds(5))
+            let removed = Task {
+                defer { done.update { $0 = true } }
+                try await removal()
             }
-            return longest
+            try await removed.value
+            stall = try await logger.value
         }
-        let removed = Task {
-            defer { done.update { $0 = true } }
-            try await removal()
-        }
-        try await removed.value
-        return (try await sampler.value, try await logger.value)
+        return (wal.largest, stall)
     }
 
     @Test func removeAllKeepsTheWALSmallAndLoggingGoing() async throws {
@@ -87,7 +79,7 @@ struct RemovalTests {
             _ = try await Self.fill(url, configuration: configuration)
             try await withStore(at: url, configuration: configuration) { store in
                 try await Self.log(store, from: Self.messageCount / 2, to: Self.messageCount)
-                let database = Self.fileSize(url.appendingPathComponent("logs.sqlite"))
+                let database = FileSizeWatch.size(of: url.appendingPathComponent("logs.sqlite"))
                 #expect(try await store.info().messageCount == Self.messageCount)
 
                 let (wal, stall) = try await Self.whileRemoving(store, at: url) { try await store.removeAll() }
@@ -117,7 +109,7 @@ struct RemovalTests {
             try await withStore(at: url, configuration: configuration) { store in
                 store.storeMessage(label: "current", level: .info, message: "kept")
                 try await store.flush()
-                let database = Self.fileSize(url.appendingPathComponent("logs.sqlite"))
+                let database = FileSizeWatch.size(of: url.appendingPathComponent("logs.sqlite"))
 
                 let (wal, _) = try await Self.whileRemoving(store, at: url) { try await store.removeSessions([past]) }
                 #expect(wal < min(database / 2, 2 << 20), "WAL peaked at \(wal) bytes, database \(database)")
