@@ -93,7 +93,7 @@ struct ArchiveBenchmark {
                 target: "≤ 1.1×"),
             Figure(
                 name: "export.peak_rss_mb", value: child.peakMB, baseline: Double(info.databaseSize) / 1e6, unit: "MB",
-                baselineDescription: "the store's database (`info().databaseSize`); ours: the peak RSS (`ru_maxrss`) of a "
+                baselineDescription: "the store's database (`info().databaseSize`); ours: the peak RSS (`VmHWM`) of a "
                     + "child process that opens the store read-write, exports it as `export.archive_s` does and exits, "
                     + String(format: "%.1f MB resident before its export", child.residentBeforeMB),
                 target: "≤ 150 MB"),

@@ -3,9 +3,8 @@ import LogStore
 
 /// `export.peak_rss_mb` measured where it means what it says: a process of its own (this
 /// executable re-run with ``flag``, then `STORE ARCHIVE`) that opens the store read-write, as a
-/// live app has it, exports it as an archive, closes it and exits. The parent reads the child's
-/// peak RSS from the kernel (`ru_maxrss` of `wait4`), so nothing an earlier benchmark group left
-/// in the parent's memory counts.
+/// live app has it, exports it as an archive, closes it and exits, and reports its own peak RSS
+/// (``BenchChild``), so nothing an earlier benchmark group left in the parent's memory counts.
 enum ArchiveExportChild {
     static let flag = "--archive-export-child"
 
@@ -26,7 +25,7 @@ enum ArchiveExportChild {
         return Run(peakMB: outcome.peakMB, residentBeforeMB: residentKB / 1024, messageCount: messages)
     }
 
-    /// The child's side when `arguments` start with ``flag``: prints `RESIDENT_KB_BEFORE MESSAGES`.
+    /// The child's side when `arguments` start with ``flag``: prints `RESIDENT_KB_BEFORE MESSAGES PEAK_KB`.
     static func runIfAsked(_ arguments: [String]) async -> Int32? {
         guard arguments.first == flag else { return nil }
         guard arguments.count == 3 else { return 64 }
@@ -41,7 +40,7 @@ enum ArchiveExportChild {
                 throw error
             }
             try await store.close()
-            print("\(resident) \(report.messageCount)")
+            BenchChild.report([String(resident), String(report.messageCount)])
             return 0
         } catch {
             FileHandle.standardError.write(Data("archive export child: \(error)\n".utf8))

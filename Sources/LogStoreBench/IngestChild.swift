@@ -33,7 +33,7 @@ enum IngestChild {
     }
 
     /// The child's side when `arguments` start with ``flag``: prints
-    /// `SECONDS CALL_P50_NS CALL_P99_NS RESIDENT_KB_BEFORE`.
+    /// `SECONDS CALL_P50_NS CALL_P99_NS RESIDENT_KB_BEFORE PEAK_KB`.
     static func runIfAsked(_ arguments: [String]) async -> Int32? {
         guard arguments.first == flag else { return nil }
         guard arguments.count == 3, let rows = Int(arguments[2]) else { return 64 }
@@ -49,7 +49,10 @@ enum IngestChild {
                 throw BenchError.failed("stored \(info.messageCount) of \(rows), dropped \(info.droppedEventCount)")
             }
             let sorted = samples.sorted()
-            print("\(seconds) \(Measure.percentile(sorted, 0.50)) \(Measure.percentile(sorted, 0.99)) \(resident)")
+            BenchChild.report([
+                String(seconds), String(Measure.percentile(sorted, 0.50)), String(Measure.percentile(sorted, 0.99)),
+                String(resident),
+            ])
             return 0
         } catch {
             FileHandle.standardError.write(Data("ingest child: \(error)\n".utf8))
