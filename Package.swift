@@ -42,7 +42,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         // epoll, eventfd and accept4 from the C library, for LogStoreConsole's HTTP server;
-        // posix_spawn's closefrom for ClickHouseCluster's children.
+        // posix_spawn's closefrom for ClickHouseCluster's children; thread names for LogStore's.
         .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CZlib",
@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "LogStore",
             dependencies: [
-                "CSQLite", "CZlib", "CLZ4",
+                "CSQLite", "CZlib", "CLZ4", "CLinux",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["SwiftLog"])),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",

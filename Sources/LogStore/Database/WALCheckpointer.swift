@@ -17,9 +17,17 @@ import Foundation
 /// commit that crossed it waits for the pass under way and copies what is left itself, as the
 /// automatic checkpoint would; the writer's next transaction then starts the WAL over. Without
 /// readers on older snapshots the WAL stays within ``restartFrames`` plus one transaction, as it
-/// stayed within the automatic threshold plus one. A reader on an older snapshot (a long query,
-/// an export, another process) stops every copy at that snapshot and keeps the WAL from starting
-/// over until it moves on, as it did with the automatic checkpoint.
+/// stayed within the automatic threshold plus one.
+///
+/// A reader on an older snapshot (a long query, an export, another process) stops every copy at
+/// that snapshot and keeps the WAL from starting over until it moves on. The commit copies only
+/// a small rest itself: while a copy stops short at a reader, copying inline gains nothing, and
+/// once the reader has moved on, the backlog it held (everything logged meanwhile) is the
+/// thread's to copy. SQLite's automatic checkpoint, and this class before, copied it in the
+/// first commit after the reader left, and every logging thread waited for it. Only past
+/// ``restartFrames`` plus ``checkpointFrames``, with no reader in the way, does the commit copy
+/// the rest itself whatever its size, so a thread that cannot keep up never leaves the WAL
+/// unbounded.
 ///
 /// A checkpoint that fails leaves its frames in the WAL for the next one, as SQLite's automatic
 /// checkpoint does; another process's checkpoint under way is not a failure.
@@ -39,6 +47,11 @@ final class WALCheckpointer: @unchecked Sendable {
         var isRequested = false
         /// The WAL's frames when the last pass was asked for (0 after the writer's own copy).
         var framesAtRequest = 0
+        /// The WAL's frames after the last commit: fewer after it, and the WAL started over.
+        var framesAtCommit = 0
+        /// The last checkpoint of this WAL (the thread's or the writer's); nil when the WAL
+        /// started over since.
+        var lastCopy: Copy?
         var isRunning = false
         /// The writer is checkpointing itself; no pass starts meanwhile.
         var isPaused = false
@@ -46,6 +59,15 @@ final class WALCheckpointer: @unchecked Sendable {
         /// The thread runs (set by the thread itself: `detach` waits only for a thread that began).
         var hasBegun = false
         var hasEnded = false
+    }
+
+    /// What one checkpoint found in the WAL and copied of it.
+    private struct Copy {
+        /// The WAL's frames when it began, and how many of them are in the database file now.
+        var frames: Int
+        var copied: Int
+        /// What was left to copy when it began.
+        var backlog: Int
     }
 
     /// Opens the thread's connection to the database at `path`.
@@ -68,9 +90,7 @@ final class WALCheckpointer: @unchecked Sendable {
     /// ``detach(from:)`` before this object goes.
     func attach(to writer: Connection) {
         let thread = Thread { [self] in
-            // Set on the thread (a name set before the start does not reach the kernel on Linux),
-            // within the kernel's 15 bytes.
-            Thread.current.name = "logstore-ckpt"
+            nameCurrentThread("logstore-ckpt")
             run()
         }
         thread.start()
@@ -114,31 +134,93 @@ final class WALCheckpointer: @unchecked Sendable {
 
     /// The WAL hook's side, on the writer's thread after each of its commits.
     private func committed(frames: Int, on database: OpaquePointer) {
-        if frames >= restartFrames {
-            // The result is SQLite's automatic checkpoint's: a failure leaves the frames for later.
-            exclusively { _ = sqlite3_wal_checkpoint_v2(database, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
-            // The next transaction starts the WAL over (or, with a reader in the way, grows it).
-            condition.withLock { state.framesAtRequest = 0 }
-        } else if frames >= checkpointFrames {
-            // One pass per `checkpointFrames` the WAL grew by: each pass costs two fsyncs, and
-            // a pass after every commit made four times as many as SQLite's own checkpoint.
-            condition.withLock {
-                // A smaller WAL started over since.
-                if frames < state.framesAtRequest { state.framesAtRequest = 0 }
-                guard !state.isRequested, frames >= state.framesAtRequest + checkpointFrames else { return }
-                state.isRequested = true
-                state.framesAtRequest = frames
-                condition.broadcast()
-            }
+        guard frames >= checkpointFrames else {
+            condition.withLock { noteCommit(frames: frames) }
+            return
         }
+        let copyHere = condition.withLock { () -> Bool in
+            noteCommit(frames: frames)
+            guard frames >= restartFrames, shouldCopyInline(frames: frames) else {
+                requestPass(frames: frames)
+                return false
+            }
+            return true
+        }
+        guard copyHere else { return }
+        // As SQLite's automatic checkpoint does, a failure leaves the frames for later.
+        let copy = exclusively { Self.checkpoint(database) }
+        // The next transaction starts the WAL over (or, with a reader in the way, grows it).
+        condition.withLock {
+            state.framesAtRequest = 0
+            record(copy)
+        }
+    }
+
+    /// Whether the commit that brought the WAL to `frames` (past ``restartFrames``) copies the
+    /// rest itself. With `condition` locked.
+    private func shouldCopyInline(frames: Int) -> Bool {
+        guard let last = state.lastCopy else {
+            // Nothing copied of this WAL yet: the first pass goes to the thread, unless the WAL
+            // is already past its hard bound.
+            return frames >= restartFrames + checkpointFrames
+        }
+        // The last copy stopped at a reader's snapshot: another now would stop there too. The
+        // thread's next pass finds out when the reader has moved on, and copies its backlog.
+        if last.copied < last.frames { return false }
+        let uncopied = frames - last.copied
+        if uncopied <= checkpointFrames { return true }
+        // Past the hard bound, the thread keeps the copy while its passes shrink what is left
+        // (after a reader's backlog: what was logged while the thread copied it, and so on);
+        // the commit copies the rest only when a pass did not.
+        return frames >= restartFrames + checkpointFrames && uncopied >= last.backlog
+    }
+
+    /// A passive checkpoint of the main database on `database`: the WAL's frames when it
+    /// began and how many of them are now copied, or nil when it failed (another process's
+    /// checkpoint under way, an I/O error), which tells nothing of the WAL.
+    private static func checkpoint(_ database: OpaquePointer) -> (frames: Int, copied: Int)? {
+        var frames: Int32 = 0
+        var copied: Int32 = 0
+        let result = sqlite3_wal_checkpoint_v2(database, "main", SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        return result == SQLITE_OK ? (Int(frames), Int(copied)) : nil
+    }
+
+    /// Keeps a checkpoint's outcome, with what it had to copy. With `condition` locked.
+    private func record(_ copy: (frames: Int, copied: Int)?) {
+        guard let copy else { return }
+        let copiedBefore = state.lastCopy.map { min($0.copied, copy.frames) } ?? 0
+        state.lastCopy = Copy(frames: copy.frames, copied: copy.copied, backlog: copy.frames - copiedBefore)
+    }
+
+    /// Records a commit's WAL size, noticing a WAL that started over. With `condition` locked.
+    private func noteCommit(frames: Int) {
+        if frames < state.framesAtCommit {
+            state.framesAtRequest = 0
+            state.lastCopy = nil
+        }
+        state.framesAtCommit = frames
+    }
+
+    /// Asks the thread for a pass, once per ``checkpointFrames`` the WAL grew by: each pass costs
+    /// two fsyncs, and a pass after every commit made four times as many as SQLite's own
+    /// checkpoint. While the last copy stopped at a reader, after every commit: such a pass
+    /// copies nothing and costs no fsync until the reader has moved on, and then it should
+    /// begin at once. With `condition` locked.
+    private func requestPass(frames: Int) {
+        let stoppedAtReader = state.lastCopy.map { $0.copied < $0.frames } ?? false
+        guard !state.isRequested, stoppedAtReader || frames >= state.framesAtRequest + checkpointFrames else { return }
+        state.isRequested = true
+        state.framesAtRequest = frames
+        condition.broadcast()
     }
 
     private func run() {
         condition.withLock { state.hasBegun = true }
         while waitForRequest() {
-            _ = sqlite3_wal_checkpoint_v2(connection.handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            let copy = Self.checkpoint(connection.handle)
             condition.withLock {
                 state.isRunning = false
+                record(copy)
                 condition.broadcast()
             }
         }

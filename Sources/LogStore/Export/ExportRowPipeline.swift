@@ -20,8 +20,7 @@ extension ExportSource {
         let pipe = CopiedRowPipe()
         let reader = CopiedRowReader(connection: connection, query: query, pipe: pipe)
         let thread = Thread {
-            // Set here: a name set before the start does not reach the kernel on Linux.
-            Thread.current.name = "logstore-export"
+            nameCurrentThread("logstore-export")
             reader.run()
         }
         thread.start()

@@ -21,9 +21,8 @@ final class WriterThread: Sendable {
     /// Starts the thread running `body`.
     func start(_ body: @escaping @Sendable () -> Void) {
         let thread = Thread {
-            // A name set before the start does not reach the kernel on Linux: set here, the writer
-            // is itself in `top -H` instead of the queue that started it.
-            Thread.current.name = Self.name
+            // The writer is itself in `top -H` instead of the queue that started it.
+            nameCurrentThread(Self.name)
             body()
         }
         thread.name = Self.name
