@@ -78,6 +78,7 @@ do {
     } else if groups.contains(.soak) {
         figures += try await SweepBenchmark.soaks(quick: quick, directory: directory)
     }
+    if groups.contains(.reader) { figures += try await ReaderStallBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.failing) { figures += try await FailingBenchmark(quick: quick, directory: directory).run() }
     if groups.contains(.summary) { figures += try await SummaryBenchmark(rows: rows, directory: directory).run() }
     if groups.contains(.tail) { figures += try await TailBenchmark(directory: directory).run() }
@@ -105,7 +106,7 @@ do {
 /// (`ingest` keeps it off); `store` is what stores take on disk (``DensityBenchmark``); `fleet` ships
 /// to a ClickHouse server it starts (``FleetBenchmark``), skipped where ClickHouse is not installed.
 enum BenchGroup: String, CaseIterable {
-    case ingest, search, hashing, blobs, network, sweep, soak, failing, tail
+    case ingest, search, hashing, blobs, network, sweep, soak, reader, failing, tail
     case summary
     case export
     case archive
