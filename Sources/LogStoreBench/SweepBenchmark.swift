@@ -189,20 +189,8 @@ struct SweepBenchmark {
         let store = try await BenchStore.open(at: url, options: [], configuration: configuration)
         let before = try await store.info()
         let firstRow = rows
-        let producers = ProducerThreads<CallStats>.start(
-            count: Self.producers, name: "sweep-producer"
-        ) { index, control in
-            var stats = CallStats()
-            var row = firstRow + index
-            while !control.isStopped {
-                let phase = control.phase
-                let start = Measure.now()
-                Self.log(row: row, into: store)
-                stats.record(nanoseconds: Measure.now() - start, phase: phase)
-                row += Self.producers
-            }
-            return stats
-        }
+        let producers = ProducerThreads.logging(
+            rowsFrom: firstRow, into: store, count: Self.producers, name: "sweep-producer")
         let watch = CommitWatch.start(store)
         try await Task.sleep(for: .seconds(warmUpSeconds))
         let sizeWatch = DiskSizeWatch.start(url)
@@ -293,6 +281,25 @@ struct SweepBenchmark {
 
     private func format(_ format: String, _ value: Double) -> String {
         String(format: format, value)
+    }
+}
+
+extension ProducerThreads where Result == CallStats {
+    /// `count` producers logging ``BenchRow``s from `firstRow` on (producer `i` takes every
+    /// `count`-th row from `firstRow + i`), each timing its calls by phase.
+    static func logging(rowsFrom firstRow: Int, into store: LogStore, count: Int, name: String) -> ProducerThreads<CallStats> {
+        start(count: count, name: name) { index, control in
+            var stats = CallStats()
+            var row = firstRow + index
+            while !control.isStopped {
+                let phase = control.phase
+                let start = Measure.now()
+                SweepBenchmark.log(row: row, into: store)
+                stats.record(nanoseconds: Measure.now() - start, phase: phase)
+                row += count
+            }
+            return stats
+        }
     }
 }
 

@@ -47,11 +47,12 @@ func runReaderBacklogMode(arguments: [String]) async -> Never {
         log(count, "held")
         try await store.flush()
         let wal = fileSize(url.appendingPathComponent("logs.sqlite-wal"))
+        // Read before the release: the thread may begin copying the moment the reader ends.
+        let writerBefore = writtenBytes(threadsNamed: "logstore-writer")
+        let threadBefore = writtenBytes(threadsNamed: "logstore-ckpt")
         release.signal()
         guard try await reader.value else { throw HelperFailure("the reader was not released") }
 
-        let writerBefore = writtenBytes(threadsNamed: "logstore-writer")
-        let threadBefore = writtenBytes(threadsNamed: "logstore-ckpt")
         log(3_000, "after")
         try await store.flush()
         let writer = writtenBytes(threadsNamed: "logstore-writer") - writerBefore
@@ -71,29 +72,3 @@ private struct HelperFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` every 5 ms for at most `seconds`; returns either way (the caller's
-/// figures show what happened).
-private func waitUntil(seconds: Double, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition(), ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
-private func fileSize(_ url: URL) -> Int {
-    (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-}
-
-/// The bytes this process's threads named `name` passed to write calls (`wchar`).
-private func writtenBytes(threadsNamed name: String) -> Int {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.reduce(0) { total, task in
-        guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-            comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-            let io = try? String(contentsOfFile: "/proc/self/task/\(task)/io", encoding: .utf8),
-            let line = io.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }),
-            let bytes = Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
-        else { return total }
-        return total + bytes
-    }
-}

@@ -13,6 +13,7 @@
 //     LogStoreTestHelper node <store> <count> <per-second>  a fleet node logging messages and tasks (NodeMode.swift)
 //     LogStoreTestHelper paced <store> <count> <per-second> <save-interval-ms>  send times as texts (PacedMode.swift)
 //     LogStoreTestHelper reader-backlog <store> <count>  who copies what a long reader held back (ReaderBacklogMode.swift)
+//     LogStoreTestHelper reopen <store> <rounds>        open and close a store again and again (ReopenMode.swift)
 import Foundation
 import LogStore
 
@@ -33,6 +34,7 @@ if mode == "damage" { await runDamageMode(arguments: arguments) }
 if mode == "node" { await runNodeMode(arguments: arguments) }
 if mode == "paced" { await runPacedMode(arguments: arguments) }
 if mode == "reader-backlog" { await runReaderBacklogMode(arguments: arguments) }
+if mode == "reopen" { await runReopenMode(arguments: arguments) }
 if mode == "steady" {
     guard arguments.count == 5, let perSecond = Double(arguments[4]), perSecond > 0 else {
         FileHandle.standardError.write(Data("usage: LogStoreTestHelper steady <store> <count> <per-second>\n".utf8))

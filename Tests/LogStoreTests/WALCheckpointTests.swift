@@ -110,38 +110,28 @@ struct WALCheckpointTests {
         }
     }
 
+    /// In a process of its own, where the threads named `logstore-ckpt` are that store's alone
+    /// (here every parallel test's store has one).
     @Test(.timeLimit(.minutes(TimeScale.minutes(3))))
     func storesOpenedAndClosedAgainAndAgainLeaveNoCheckpointThreadBehind() async throws {
         try await withTemporaryStoreURL { url in
-            for round in 0..<40 {
-                let store = try await LogStore(storeURL: url, options: [.create], configuration: Self.configuration)
-                Self.log(1_000, label: "round\(round)", into: store)
-                if round == 0 {
-                    // The count below sees the thread (which names itself once it runs).
-                    let deadline = ContinuousClock.now + .seconds(TimeScale.scaled(20))  // a bound, not a wait
-                    while Self.checkpointThreads() == 0, ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(5))
-                    }
-                    #expect(Self.checkpointThreads() >= 1)
-                }
-                try await store.close()
-            }
-            // Other tests' stores may be open meanwhile, each with its thread; forty left
-            // behind by these would show.
-            #expect(Self.checkpointThreads() < 20)
-            let store = try await LogStore(storeURL: url, options: [], configuration: Self.configuration)
-            #expect(try await store.info().messageCount == 40_000)
-            try await store.close()
+            let report = try await SpawnedProcess.run(
+                testHelperExecutable, ["reopen", url.path, "40"], seconds: TimeScale.scaled(150))
+            try #require(!report.timedOut && report.status == 0, "child: \(report.output)")
+            let figures = try Self.figures(report.output)
+            #expect(figures["seen"] == 1)
+            #expect(figures["left"] == 0)
+            #expect(figures["messages"] == 40_000)
         }
     }
 
-    /// This process's threads named `logstore-ckpt` (`/proc/self/task/*/comm`).
-    static func checkpointThreads() -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-            return name?.hasPrefix("logstore-ckpt") == true
-        }.count
+    /// The `key=value` fields of a helper's `result` line.
+    static func figures(_ output: String) throws -> [String: Int] {
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("result ") })
+        return Dictionary(uniqueKeysWithValues: line.split(separator: " ").dropFirst().compactMap { field in
+            let parts = field.split(separator: "=")
+            return parts.count == 2 ? (String(parts[0]), Int(parts[1]) ?? -1) : nil
+        })
     }
 }
 
@@ -157,11 +147,7 @@ struct WALBacklogTests {
             let report = try await SpawnedProcess.run(
                 testHelperExecutable, ["reader-backlog", url.path, "36000"], seconds: TimeScale.scaled(150))
             try #require(!report.timedOut && report.status == 0, "child: \(report.output)")
-            let line = try #require(report.output.split(separator: "\n").first { $0.hasPrefix("result ") })
-            let figures = Dictionary(uniqueKeysWithValues: line.split(separator: " ").dropFirst().compactMap { field in
-                let parts = field.split(separator: "=")
-                return parts.count == 2 ? (String(parts[0]), Int(parts[1]) ?? -1) : nil
-            })
+            let figures = try WALCheckpointTests.figures(report.output)
             let wal = try #require(figures["wal"])
             let writer = try #require(figures["writer"])
             let thread = try #require(figures["ckpt"])

@@ -28,8 +28,9 @@ final class ReaderPool: Sendable {
         }
     }
 
-    /// A read waiting for a free reader: it runs its body on the reader it is given.
-    private typealias Job = @Sendable (Reader) -> Void
+    /// A read waiting for a free reader: it runs its body on the reader it is given, or fails
+    /// as closed when given none (the pool closed while it waited).
+    private typealias Job = @Sendable (Reader?) -> Void
 
     private struct State {
         /// Free readers; the last freed is taken first, so one connection serves a quiet store.
@@ -60,6 +61,7 @@ final class ReaderPool: Sendable {
         let open = self.open
         return try await withCheckedThrowingContinuation { continuation in
             let job: Job = { reader in
+                guard let reader else { return continuation.resume(throwing: Closed()) }
                 reader.queue.async {
                     let result = Result<T, any Error> {
                         try reader.connection.withLock { connection in
@@ -75,6 +77,8 @@ final class ReaderPool: Sendable {
                     continuation.resume(with: result)
                 }
             }
+            // After close, at once: not in line behind the reads still running.
+            guard !isClosed.load(ordering: .acquiring) else { return job(nil) }
             let free = state.withLock { state -> Reader? in
                 if let reader = state.free.popLast() { return reader }
                 state.waiting.append(job)
@@ -97,10 +101,16 @@ final class ReaderPool: Sendable {
     }
 
     /// Closes every connection, after the queries already started, then calls `done` (on a
-    /// global queue); later reads throw ``Closed``. Blocks nothing: each reader's
-    /// queue closes its own connection once its queries are done.
+    /// global queue); reads still waiting for a connection, and later reads, throw ``Closed``.
+    /// Blocks nothing: each reader's queue closes its own connection once its queries are done.
     func close(then done: @escaping @Sendable () -> Void) {
         isClosed.store(true, ordering: .releasing)
+        // Reads still waiting for a connection fail now rather than after the reads under way.
+        let waiting = state.withLock { state in
+            defer { state.waiting.removeAll() }
+            return state.waiting
+        }
+        for job in waiting { job(nil) }
         let group = DispatchGroup()
         for reader in readers {
             reader.queue.async(group: group) {

@@ -54,7 +54,8 @@ enum StoreDatabase {
     ///
     /// The checkpoints run on a ``WALCheckpointer``'s thread once the WAL holds half that
     /// sixteenth (at most SQLite's default of 1,000 pages: 4 MB, 6 % of a 64 MB limit), and the
-    /// writer's commit copies the rest itself at four times that, within the sixteenth.
+    /// writer's commit copies the rest itself at four times that, within the sixteenth, unless
+    /// a reader's snapshot stops the copies (``WALCheckpointPolicy``).
     ///
     /// - Returns: the checkpointer, to attach to the writer; nil when its connection could not
     ///   open, and then SQLite checkpoints in the commits at the first mark, as it did before

@@ -9,25 +9,10 @@ import Foundation
 /// 1M-message benchmark that was about a quarter of the writer's wall time. Here the writer's
 /// commits only ask (a WAL hook, which replaces the automatic checkpoint), and this thread runs
 /// passive checkpoints on its own connection, which block neither the writer nor readers
-/// (sqlite.org/c3ref/wal_checkpoint_v2.html).
-///
-/// A passive checkpoint cannot start the WAL over. SQLite does that when a write transaction
-/// begins with every frame copied, and under steady load the writer has begun its next
-/// transaction before a background pass ends. So once the WAL holds ``restartFrames``, the
-/// commit that crossed it waits for the pass under way and copies what is left itself, as the
-/// automatic checkpoint would; the writer's next transaction then starts the WAL over. Without
-/// readers on older snapshots the WAL stays within ``restartFrames`` plus one transaction, as it
-/// stayed within the automatic threshold plus one.
-///
-/// A reader on an older snapshot (a long query, an export, another process) stops every copy at
-/// that snapshot and keeps the WAL from starting over until it moves on. The commit copies only
-/// a small rest itself: while a copy stops short at a reader, copying inline gains nothing, and
-/// once the reader has moved on, the backlog it held (everything logged meanwhile) is the
-/// thread's to copy. SQLite's automatic checkpoint, and this class before, copied it in the
-/// first commit after the reader left, and every logging thread waited for it. Only past
-/// ``restartFrames`` plus ``checkpointFrames``, with no reader in the way, does the commit copy
-/// the rest itself whatever its size, so a thread that cannot keep up never leaves the WAL
-/// unbounded.
+/// (sqlite.org/c3ref/wal_checkpoint_v2.html). ``WALCheckpointPolicy`` decides when a commit asks
+/// and when it copies itself: at ``WALCheckpointPolicy/restartFrames``, so the WAL starts over,
+/// except behind a long reader's snapshot, whose backlog this thread copies once the reader has
+/// moved on.
 ///
 /// A checkpoint that fails leaves its frames in the WAL for the next one, as SQLite's automatic
 /// checkpoint does; another process's checkpoint under way is not a failure.
@@ -36,22 +21,12 @@ final class WALCheckpointer: @unchecked Sendable {
     // `init`, then only by the thread (`run()`, after `Thread.start` ordered it), which closes it
     // before it ends; never attached, it is closed by `deinit` once nothing else holds it.
     private let condition = NSCondition()
-    private var state = State()
+    private var state: State
     private let connection: Connection
-    /// Frames in the WAL after a commit that start a background pass.
-    let checkpointFrames: Int
-    /// Frames in the WAL after a commit at which that commit copies what is left itself.
-    let restartFrames: Int
 
     private struct State {
+        var policy: WALCheckpointPolicy
         var isRequested = false
-        /// The WAL's frames when the last pass was asked for (0 after the writer's own copy).
-        var framesAtRequest = 0
-        /// The WAL's frames after the last commit: fewer after it, and the WAL started over.
-        var framesAtCommit = 0
-        /// The last checkpoint of this WAL (the thread's or the writer's); nil when the WAL
-        /// started over since.
-        var lastCopy: Copy?
         var isRunning = false
         /// The writer is checkpointing itself; no pass starts meanwhile.
         var isPaused = false
@@ -59,15 +34,6 @@ final class WALCheckpointer: @unchecked Sendable {
         /// The thread runs (set by the thread itself: `detach` waits only for a thread that began).
         var hasBegun = false
         var hasEnded = false
-    }
-
-    /// What one checkpoint found in the WAL and copied of it.
-    private struct Copy {
-        /// The WAL's frames when it began, and how many of them are in the database file now.
-        var frames: Int
-        var copied: Int
-        /// What was left to copy when it began.
-        var backlog: Int
     }
 
     /// Opens the thread's connection to the database at `path`.
@@ -81,8 +47,7 @@ final class WALCheckpointer: @unchecked Sendable {
         _ = logstore_sqlite_db_config_flag(connection.handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
         // A checkpoint on a connection that never read may find no WAL open yet.
         _ = try connection.schemaVersion()
-        self.checkpointFrames = max(1, checkpointFrames)
-        self.restartFrames = max(self.checkpointFrames, restartFrames)
+        state = State(policy: WALCheckpointPolicy(checkpointFrames: checkpointFrames, restartFrames: restartFrames))
     }
 
     /// Makes `writer`'s commits report the WAL's size here, in place of SQLite's automatic
@@ -90,7 +55,7 @@ final class WALCheckpointer: @unchecked Sendable {
     /// ``detach(from:)`` before this object goes.
     func attach(to writer: Connection) {
         let thread = Thread { [self] in
-            nameCurrentThread("logstore-ckpt")
+            ThreadName.setCurrent("logstore-ckpt")
             run()
         }
         thread.start()
@@ -134,45 +99,25 @@ final class WALCheckpointer: @unchecked Sendable {
 
     /// The WAL hook's side, on the writer's thread after each of its commits.
     private func committed(frames: Int, on database: OpaquePointer) {
-        guard frames >= checkpointFrames else {
-            condition.withLock { noteCommit(frames: frames) }
-            return
-        }
         let copyHere = condition.withLock { () -> Bool in
-            noteCommit(frames: frames)
-            guard frames >= restartFrames, shouldCopyInline(frames: frames) else {
-                requestPass(frames: frames)
+            switch state.policy.committed(frames: frames) {
+            case .nothing:
                 return false
+            case .requestPass:
+                if !state.isRequested {
+                    state.isRequested = true
+                    state.policy.passRequested(atFrames: frames)
+                    condition.broadcast()
+                }
+                return false
+            case .copyHere:
+                return true
             }
-            return true
         }
         guard copyHere else { return }
         // As SQLite's automatic checkpoint does, a failure leaves the frames for later.
         let copy = exclusively { Self.checkpoint(database) }
-        // The next transaction starts the WAL over (or, with a reader in the way, grows it).
-        condition.withLock {
-            state.framesAtRequest = 0
-            record(copy)
-        }
-    }
-
-    /// Whether the commit that brought the WAL to `frames` (past ``restartFrames``) copies the
-    /// rest itself. With `condition` locked.
-    private func shouldCopyInline(frames: Int) -> Bool {
-        guard let last = state.lastCopy else {
-            // Nothing copied of this WAL yet: the first pass goes to the thread, unless the WAL
-            // is already past its hard bound.
-            return frames >= restartFrames + checkpointFrames
-        }
-        // The last copy stopped at a reader's snapshot: another now would stop there too. The
-        // thread's next pass finds out when the reader has moved on, and copies its backlog.
-        if last.copied < last.frames { return false }
-        let uncopied = frames - last.copied
-        if uncopied <= checkpointFrames { return true }
-        // Past the hard bound, the thread keeps the copy while its passes shrink what is left
-        // (after a reader's backlog: what was logged while the thread copied it, and so on);
-        // the commit copies the rest only when a pass did not.
-        return frames >= restartFrames + checkpointFrames && uncopied >= last.backlog
+        condition.withLock { state.policy.recordCopyHere(copy) }
     }
 
     /// A passive checkpoint of the main database on `database`: the WAL's frames when it
@@ -185,42 +130,13 @@ final class WALCheckpointer: @unchecked Sendable {
         return result == SQLITE_OK ? (Int(frames), Int(copied)) : nil
     }
 
-    /// Keeps a checkpoint's outcome, with what it had to copy. With `condition` locked.
-    private func record(_ copy: (frames: Int, copied: Int)?) {
-        guard let copy else { return }
-        let copiedBefore = state.lastCopy.map { min($0.copied, copy.frames) } ?? 0
-        state.lastCopy = Copy(frames: copy.frames, copied: copy.copied, backlog: copy.frames - copiedBefore)
-    }
-
-    /// Records a commit's WAL size, noticing a WAL that started over. With `condition` locked.
-    private func noteCommit(frames: Int) {
-        if frames < state.framesAtCommit {
-            state.framesAtRequest = 0
-            state.lastCopy = nil
-        }
-        state.framesAtCommit = frames
-    }
-
-    /// Asks the thread for a pass, once per ``checkpointFrames`` the WAL grew by: each pass costs
-    /// two fsyncs, and a pass after every commit made four times as many as SQLite's own
-    /// checkpoint. While the last copy stopped at a reader, after every commit: such a pass
-    /// copies nothing and costs no fsync until the reader has moved on, and then it should
-    /// begin at once. With `condition` locked.
-    private func requestPass(frames: Int) {
-        let stoppedAtReader = state.lastCopy.map { $0.copied < $0.frames } ?? false
-        guard !state.isRequested, stoppedAtReader || frames >= state.framesAtRequest + checkpointFrames else { return }
-        state.isRequested = true
-        state.framesAtRequest = frames
-        condition.broadcast()
-    }
-
     private func run() {
         condition.withLock { state.hasBegun = true }
-        while waitForRequest() {
+        while let generation = waitForRequest() {
             let copy = Self.checkpoint(connection.handle)
             condition.withLock {
                 state.isRunning = false
-                record(copy)
+                state.policy.recordCopy(copy, generation: generation)
                 condition.broadcast()
             }
         }
@@ -231,14 +147,27 @@ final class WALCheckpointer: @unchecked Sendable {
         }
     }
 
-    /// Waits for a request and marks its pass as running; false when the thread should end.
-    private func waitForRequest() -> Bool {
+    /// Waits for a request (or, while the last copy stopped at a reader, for the time to try
+    /// again) and marks its pass as running; returns the WAL's generation it starts on, or nil
+    /// when the thread should end.
+    private func waitForRequest() -> Int? {
         condition.withLock {
-            while !state.isStopping && (!state.isRequested || state.isPaused) { condition.wait() }
-            guard !state.isStopping else { return false }
+            while !state.isStopping {
+                if !state.isPaused {
+                    if state.isRequested { break }
+                    // The reader may move on while nothing is logged, and no commit would ask.
+                    if state.policy.isStoppedAtReader {
+                        let timedOut = !condition.wait(until: Date(timeIntervalSinceNow: state.policy.retryDelay))
+                        if timedOut, !state.isStopping, !state.isPaused, state.policy.isStoppedAtReader { break }
+                        continue
+                    }
+                }
+                condition.wait()
+            }
+            guard !state.isStopping else { return nil }
             state.isRequested = false
             state.isRunning = true
-            return true
+            return state.policy.generation
         }
     }
 }

@@ -20,7 +20,7 @@ extension ExportSource {
         let pipe = CopiedRowPipe()
         let reader = CopiedRowReader(connection: connection, query: query, pipe: pipe)
         let thread = Thread {
-            nameCurrentThread("logstore-export")
+            ThreadName.setCurrent("logstore-export")
             reader.run()
         }
         thread.start()

@@ -22,10 +22,9 @@ final class WriterThread: Sendable {
     func start(_ body: @escaping @Sendable () -> Void) {
         let thread = Thread {
             // The writer is itself in `top -H` instead of the queue that started it.
-            nameCurrentThread(Self.name)
+            ThreadName.setCurrent(Self.name)
             body()
         }
-        thread.name = Self.name
         thread.start()
     }
 

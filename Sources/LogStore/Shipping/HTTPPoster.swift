@@ -77,6 +77,7 @@ final class HTTPPoster: Sendable {
         let handover = ThreadHandover()
         let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, any Error>) in
             let thread = Thread { [self] in
+                ThreadName.setCurrent("logstore-ship")
                 let result = Result { () throws -> Answer in
                     while let kept = idle.withLock({ $0[key]?.popLast() }) {
                         do {
@@ -95,7 +96,6 @@ final class HTTPPoster: Sendable {
                 handover.publish()
                 continuation.resume(with: result)
             }
-            thread.name = "logstore-shipper-http"
             thread.start()
         }
         handover.receive()

@@ -20,8 +20,10 @@ final class SweepExecutor: TaskExecutor {
     private let wake = DispatchSemaphore(value: 0)
 
     private init() {
-        let thread = Thread { [self] in run() }
-        thread.name = "logstore-sweep"
+        let thread = Thread { [self] in
+            ThreadName.setCurrent("logstore-sweep")
+            run()
+        }
         thread.start()
     }
 
