@@ -6,7 +6,7 @@
 // first round it waits (at most 20 s) until the store's checkpoint thread shows. One store at a
 // time in this process, so the threads named `logstore-ckpt` are that store's alone. Prints one
 // line:
-//     result seen=<checkpoint threads in the first round> left=<after the last close> messages=<stored>
+//     result seen=<checkpoint threads in the first round> left=<after the last round's close> messages=<stored>
 import Foundation
 import LogStore
 
@@ -32,10 +32,12 @@ func runReopenMode(arguments: [String]) async -> Never {
         }
         // An ended thread may linger in /proc for a moment after its function returned.
         try await waitUntil(seconds: 5) { threads(named: "logstore-ckpt") == 0 }
+        let left = threads(named: "logstore-ckpt")
+        // Counted by one more store of its own, whose thread is not counted.
         let store = try await LogStore(storeURL: url, options: [], configuration: configuration)
         let messages = try await store.info().messageCount
         try await store.close()
-        print("result seen=\(seen) left=\(threads(named: "logstore-ckpt")) messages=\(messages)")
+        print("result seen=\(seen) left=\(left) messages=\(messages)")
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("reopen: \(error)\n".utf8))

@@ -29,6 +29,9 @@ struct PreparedMessagesTests {
             store.storeMessage(label: "m", level: .info, message: "0", metadata: Self.metadata(0))
             try await store.flush()
             try await WriteFailureTests.setFull(store, true)
+            // Sure to need new pages: a few free ones (left by the store's opening, some runs)
+            // took the 40 small messages alone, and nothing failed.
+            store.storeMessage(label: "filler", level: .info, message: String(repeating: "f", count: 64 * 1024))
             for index in 1...40 {
                 store.storeMessage(label: "m", level: .info, message: String(index), metadata: Self.metadata(index))
             }

@@ -8,20 +8,24 @@
 ///   start the WAL over (SQLite starts it over only when a transaction begins with every frame
 ///   copied, which a writer under steady load never finds). Without readers on older snapshots
 ///   the WAL stays within ``restartFrames`` plus one transaction.
-/// - While the last copy stopped at a reader's snapshot (a long query, an export, another
-///   process) and more than twice ``restartFrames`` wait behind it, no commit copies: another
-///   copy would stop there too. The thread tries again until the reader has moved on, and then
-///   copies everything logged meanwhile, which the first commit after the reader left used to
-///   copy while every logging thread waited. A shorter backlog (a short read's) a commit copies
-///   as before.
-/// - Once the thread has copied such a backlog, the WAL may grow by as much again before a commit
-///   copies what is left whatever its size; a commit copies earlier when what is left is at most
-///   ``checkpointFrames``.
+/// - Behind a long reader (a long query, an export, another process holding a snapshot: two
+///   copies in a row stopped at the same frame, where a live view's polls move on between two)
+///   with more than ``inlineFrames`` behind it, no commit copies: another copy would stop there
+///   too. The thread tries again until the reader has moved on, and then copies everything logged
+///   meanwhile, which the first commit after the reader left used to copy while every logging
+///   thread waited. A short read's backlog a commit copies as before.
+/// - Once a pass has copied more than ``inlineFrames`` (a reader's backlog), the thread is
+///   catching up: a commit copies only a rest of at most ``checkpointFrames``, or whatever is left
+///   once the WAL has grown by that pass's frames again, so a thread that cannot keep up still
+///   leaves the WAL bounded.
 struct WALCheckpointPolicy {
     /// Frames the WAL grows by between two passes asked of the thread.
     let checkpointFrames: Int
     /// Frames in the WAL at which a commit copies what is left itself.
     let restartFrames: Int
+    /// The most a commit copies behind a long reader or while the thread catches up: twice
+    /// ``restartFrames``, what the WAL holds without readers (the mark and a transaction or two).
+    var inlineFrames: Int { 2 * restartFrames }
 
     /// What a commit should do, from ``committed(frames:)``.
     enum Decision: Equatable {
@@ -32,15 +36,17 @@ struct WALCheckpointPolicy {
         case copyHere
     }
 
-    /// Counts the WAL's starts over that commits noticed: a pass begun before one describes a
-    /// WAL that is gone, and its outcome is dropped.
+    /// Counts the WAL's starts over: a pass begun before one describes a WAL that is gone, and
+    /// its outcome is dropped.
     private(set) var generation = 0
     private var framesAtCommit = 0
     private var framesAtRequest = 0
     private var lastCopy: (frames: Int, copied: Int)?
-    /// Set once the thread has copied a reader's backlog: the WAL's size at which a commit copies
-    /// what is left, whatever it is (0: ``restartFrames``).
-    private var copyHereAt = 0
+    /// Two copies in a row stopped at the same frame; cleared by a copy that gets past it.
+    private(set) var isBehindLongReader = false
+    /// While the thread catches up with a reader's backlog, the WAL's size at which a commit
+    /// copies whatever is left (0: not catching up).
+    private var catchUpLimit = 0
     private var failedCheckpoints = 0
     /// Copies in a row that stopped at a reader without copying anything more.
     private var copiesWithoutProgress = 0
@@ -84,23 +90,30 @@ struct WALCheckpointPolicy {
     mutating func recordCopy(_ copy: (frames: Int, copied: Int)?, generation: Int) {
         guard generation == self.generation else { return }
         guard let copy else {
-            // Failures tell nothing of the WAL; after a few, what the last copy said is stale
-            // (a reader long gone), and commits copy at the restart mark again.
+            // Failures tell nothing of the WAL; after a few, the reader they hid may be long
+            // gone, and commits copy at the restart mark again.
             failedCheckpoints += 1
-            if failedCheckpoints >= 3 { lastCopy = nil }
+            if failedCheckpoints >= 3 { isBehindLongReader = false }
             return
         }
         failedCheckpoints = 0
-        if let last = lastCopy, copy.copied < copy.frames, copy.copied <= last.copied {
-            copiesWithoutProgress += 1
-        } else {
-            copiesWithoutProgress = 0
+        // A WAL started over that no commit has seen yet (another process's writer did it).
+        if let last = lastCopy, copy.frames < last.frames { startOver() }
+        let previous = lastCopy ?? (frames: 0, copied: 0)
+        let stopped = copy.copied < copy.frames
+        let previousStopped = previous.copied < previous.frames
+        let madeProgress = copy.copied > previous.copied
+        copiesWithoutProgress = stopped && previousStopped && !madeProgress ? copiesWithoutProgress + 1 : 0
+        if !stopped {
+            isBehindLongReader = false
+        } else if previousStopped {
+            isBehindLongReader = !madeProgress
         }
-        if let last = lastCopy, last.copied < last.frames, copy.copied == copy.frames {
-            // The reader moved on and this copy took what it held back: more than the WAL holds
-            // without one, and the WAL may grow by as much again while the thread catches up.
-            let backlog = copy.frames - min(last.copied, copy.frames)
-            if backlog > 2 * restartFrames { copyHereAt = copy.frames + backlog }
+        let copiedNow = copy.copied - min(previous.copied, copy.copied)
+        if copiedNow > inlineFrames {
+            // A reader's backlog: the WAL may grow by as much again while the thread catches up.
+            let limit = copy.frames + copiedNow
+            catchUpLimit = catchUpLimit == 0 ? limit : min(catchUpLimit, limit)
         }
         lastCopy = copy
     }
@@ -111,30 +124,26 @@ struct WALCheckpointPolicy {
         // growth from here asks for passes again.
         framesAtRequest = 0
         recordCopy(copy, generation: generation)
-        // Caught up with a reader's backlog: the usual marks again.
-        if let copy, copy.copied == copy.frames { copyHereAt = 0 }
+        // Caught up: the usual marks again.
+        if let copy, copy.copied == copy.frames { catchUpLimit = 0 }
     }
 
     private func copiesHere(frames: Int) -> Bool {
         let left = frames - (lastCopy?.copied ?? 0)
-        // The thread is catching up with what was logged while it copied a reader's backlog:
-        // a commit copies only a small rest, or everything once the WAL has grown by the backlog
-        // again (the thread cannot keep up).
-        if copyHereAt > 0 { return left <= checkpointFrames || frames >= copyHereAt }
-        // What the WAL holds without a long reader (the restart mark and a transaction or two,
-        // a short read's snapshot): copied here, as SQLite's automatic checkpoint would.
-        if left <= 2 * restartFrames { return true }
-        // A long reader's backlog (two copies in a row stopped at the same frame; a live view's
-        // polls move on between two): another copy would stop at its snapshot too, and once it
-        // has moved on, the thread copies it without holding up the logging threads.
-        return !(isStoppedAtReader && copiesWithoutProgress > 0)
+        if catchUpLimit > 0 {
+            return left <= checkpointFrames || (frames >= catchUpLimit && !isBehindLongReader)
+        }
+        // A long reader's backlog the thread copies once the reader has moved on.
+        return left <= inlineFrames || !isBehindLongReader
     }
 
     private mutating func startOver() {
         generation &+= 1
+        framesAtCommit = 0
         framesAtRequest = 0
         lastCopy = nil
-        copyHereAt = 0
+        isBehindLongReader = false
+        catchUpLimit = 0
         failedCheckpoints = 0
         copiesWithoutProgress = 0
     }

@@ -115,9 +115,12 @@ final class WALCheckpointer: @unchecked Sendable {
             }
         }
         guard copyHere else { return }
-        // As SQLite's automatic checkpoint does, a failure leaves the frames for later.
-        let copy = exclusively { Self.checkpoint(database) }
-        condition.withLock { state.policy.recordCopyHere(copy) }
+        // As SQLite's automatic checkpoint does, a failure leaves the frames for later. The
+        // outcome is recorded before the thread may run again, so it sees it when it wakes.
+        exclusively {
+            let copy = Self.checkpoint(database)
+            condition.withLock { state.policy.recordCopyHere(copy) }
+        }
     }
 
     /// A passive checkpoint of the main database on `database`: the WAL's frames when it
@@ -152,16 +155,23 @@ final class WALCheckpointer: @unchecked Sendable {
     /// when the thread should end.
     private func waitForRequest() -> Int? {
         condition.withLock {
+            var retryAt: Date?
             while !state.isStopping {
                 if !state.isPaused {
                     if state.isRequested { break }
                     // The reader may move on while nothing is logged, and no commit would ask.
                     if state.policy.isStoppedAtReader {
-                        let timedOut = !condition.wait(until: Date(timeIntervalSinceNow: state.policy.retryDelay))
-                        if timedOut, !state.isStopping, !state.isPaused, state.policy.isStoppedAtReader { break }
+                        let deadline = retryAt ?? Date(timeIntervalSinceNow: state.policy.retryDelay)
+                        retryAt = deadline
+                        if !condition.wait(until: deadline), !state.isStopping, !state.isPaused,
+                            state.policy.isStoppedAtReader
+                        {
+                            break
+                        }
                         continue
                     }
                 }
+                retryAt = nil
                 condition.wait()
             }
             guard !state.isStopping else { return nil }
