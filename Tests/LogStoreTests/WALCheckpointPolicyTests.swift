@@ -10,6 +10,15 @@ import Testing
         WALCheckpointPolicy(checkpointFrames: 122, restartFrames: 244)
     }
 
+    /// Two copies in a row stopped at frame 100, 600 frames behind.
+    func behindALongReader() -> WALCheckpointPolicy {
+        var policy = policy()
+        policy.recordCopy((frames: 130, copied: 100), generation: policy.generation)
+        policy.recordCopy((frames: 700, copied: 100), generation: policy.generation)
+        #expect(policy.isBehindLongReader)
+        return policy
+    }
+
     @Test func withoutReadersACommitCopiesAtTheRestartMark() {
         var policy = policy()
         #expect(policy.committed(frames: 60) == .nothing)
@@ -74,10 +83,7 @@ import Testing
     /// The long reader leaves while a live view polls: the thread's pass stops at a poll's
     /// snapshot, far past the reader's, and the commit still leaves the rest to the thread.
     @Test func aCatchUpStoppedByAShortReadStaysWithTheThread() {
-        var policy = policy()
-        policy.recordCopy((frames: 130, copied: 100), generation: policy.generation)
-        policy.recordCopy((frames: 700, copied: 100), generation: policy.generation)
-        #expect(policy.isBehindLongReader)
+        var policy = behindALongReader()
         policy.recordCopy((frames: 5_000, copied: 4_900), generation: policy.generation)
         #expect(!policy.isBehindLongReader)
         #expect(policy.committed(frames: 6_000) != .copyHere)
@@ -118,19 +124,14 @@ import Testing
     /// Another process's writer started the WAL over, and this writer's first commit on it was
     /// larger than its last one: the thread's copy sees the WAL shrink.
     @Test func aWALStartedOverElsewhereIsNoticedByTheCopy() {
-        var policy = policy()
-        policy.recordCopy((frames: 130, copied: 100), generation: policy.generation)
-        policy.recordCopy((frames: 700, copied: 100), generation: policy.generation)
-        #expect(policy.isBehindLongReader)
+        var policy = behindALongReader()
         policy.recordCopy((frames: 60, copied: 60), generation: policy.generation)
         #expect(policy.generation == 1)
         #expect(!policy.isBehindLongReader)
     }
 
     @Test func failedCheckpointsForgetTheLongReaderAfterThree() {
-        var policy = policy()
-        policy.recordCopy((frames: 130, copied: 100), generation: policy.generation)
-        policy.recordCopy((frames: 700, copied: 100), generation: policy.generation)
+        var policy = behindALongReader()
         #expect(policy.committed(frames: 800) != .copyHere)
         for _ in 0..<2 { policy.recordCopy(nil, generation: policy.generation) }
         #expect(policy.isBehindLongReader)
