@@ -76,7 +76,9 @@ struct StoreClockTests {
         configuration.timeSource = clock.timeSource
         configuration.saveInterval = .seconds(3_600)
         let closing = configuration
-        try await withinTimeLimit(seconds: 60) {
+        // A bound for a hang, not a wait: alone this takes 0.05 s, beside the whole suite up to a
+        // minute (its awaits queue for the cooperative pool's two threads).
+        try await withinTimeLimit(seconds: 180) {
             try await withTemporaryStore(options: [.create, .sweep], configuration: closing) { store, _ in
                 store.storeMessage(label: "app", level: .info, message: "kept at close")
                 try await store.flush()
