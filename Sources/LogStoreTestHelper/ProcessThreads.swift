@@ -17,13 +17,19 @@ func fileSize(_ url: URL) -> Int {
     (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
 }
 
+/// The `/proc/self/task` directories of this process's threads named `name`.
+private func taskDirectories(named name: String) -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.map { "/proc/self/task/\($0)" }.filter { directory in
+        let comm = try? String(contentsOfFile: "\(directory)/comm", encoding: .utf8)
+        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+    }
+}
+
 /// The bytes this process's threads named `name` passed to write calls (`wchar`).
 func writtenBytes(threadsNamed name: String) -> Int {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.reduce(0) { total, task in
-        guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-            comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-            let io = try? String(contentsOfFile: "/proc/self/task/\(task)/io", encoding: .utf8),
+    taskDirectories(named: name).reduce(0) { total, directory in
+        guard let io = try? String(contentsOfFile: "\(directory)/io", encoding: .utf8),
             let line = io.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }),
             let bytes = Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
         else { return total }
@@ -33,9 +39,5 @@ func writtenBytes(threadsNamed name: String) -> Int {
 
 /// How many of this process's threads are named `name`.
 func threads(named name: String) -> Int {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.filter { task in
-        let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
-    }.count
+    taskDirectories(named: name).count
 }

@@ -44,8 +44,10 @@ struct ConcurrentReadTests {
             try await store.flush()
             let started = Started()
             let release = DispatchSemaphore(value: 0)
-            // Released by this test, or by its own timeout if the reads below queue behind it.
-            let long = Self.heldRead(store, started: started, release: release, seconds: TimeScale.scaled(20))
+            // Released by this test, or by its own timeout if the reads below queue behind it: a
+            // long one, since beside the whole suite 20 reads have taken more than 20 s (their
+            // awaits queue for the cooperative pool), and only their order is the point.
+            let long = Self.heldRead(store, started: started, release: release, seconds: TimeScale.scaled(120))
             try await Self.waitUntil { started.value == 1 }
             for _ in 0..<20 {
                 let count = try await store.read { try $0.scalar("SELECT count(*) FROM messages")?.integer }

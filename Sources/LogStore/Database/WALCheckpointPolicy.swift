@@ -42,18 +42,22 @@ struct WALCheckpointPolicy {
     private var framesAtCommit = 0
     private var framesAtRequest = 0
     private var lastCopy: (frames: Int, copied: Int)?
-    /// Two copies in a row stopped at the same frame; cleared by a copy that gets past it.
-    private(set) var isBehindLongReader = false
     /// While the thread catches up with a reader's backlog, the WAL's size at which a commit
     /// copies whatever is left (0: not catching up).
     private var catchUpLimit = 0
     private var failedCheckpoints = 0
-    /// Copies in a row that stopped at a reader without copying anything more.
+    /// Copies in a row that stopped at the same frame as the copy before them.
     private var copiesWithoutProgress = 0
 
     init(checkpointFrames: Int, restartFrames: Int) {
         self.checkpointFrames = max(1, checkpointFrames)
         self.restartFrames = max(self.checkpointFrames, restartFrames)
+    }
+
+    /// Two copies in a row stopped at the same frame, and checkpoints have not failed three times
+    /// since: the reader they hid may be long gone, and commits copy at the restart mark again.
+    var isBehindLongReader: Bool {
+        copiesWithoutProgress > 0 && failedCheckpoints < 3
     }
 
     /// Whether the last copy stopped short at a reader's snapshot: the thread tries again on its
@@ -90,10 +94,8 @@ struct WALCheckpointPolicy {
     mutating func recordCopy(_ copy: (frames: Int, copied: Int)?, generation: Int) {
         guard generation == self.generation else { return }
         guard let copy else {
-            // Failures tell nothing of the WAL; after a few, the reader they hid may be long
-            // gone, and commits copy at the restart mark again.
+            // Failures tell nothing of the WAL (see ``isBehindLongReader``).
             failedCheckpoints += 1
-            if failedCheckpoints >= 3 { isBehindLongReader = false }
             return
         }
         failedCheckpoints = 0
@@ -104,11 +106,6 @@ struct WALCheckpointPolicy {
         let previousStopped = previous.copied < previous.frames
         let madeProgress = copy.copied > previous.copied
         copiesWithoutProgress = stopped && previousStopped && !madeProgress ? copiesWithoutProgress + 1 : 0
-        if !stopped {
-            isBehindLongReader = false
-        } else if previousStopped {
-            isBehindLongReader = !madeProgress
-        }
         let copiedNow = copy.copied - min(previous.copied, copy.copied)
         if copiedNow > inlineFrames {
             // A reader's backlog: the WAL may grow by as much again while the thread catches up.
@@ -142,7 +139,6 @@ struct WALCheckpointPolicy {
         framesAtCommit = 0
         framesAtRequest = 0
         lastCopy = nil
-        isBehindLongReader = false
         catchUpLimit = 0
         failedCheckpoints = 0
         copiesWithoutProgress = 0
